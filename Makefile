@@ -1,0 +1,111 @@
+# lockswap - see README.md.  Targets:
+#   make                 liblockswap.so, liblockswap-core.a, test and bench programs
+#   make check           every test group (unit, preload, stress, cli); CI runs this
+#   make check SAN=thread | SAN=address,undefined
+#                        the directly linked unit tests under a sanitizer
+#   make install PREFIX=/usr/local
+#   make list            backends and options, read from the built library
+#
+# New files need no edit here: core/*.c, backends/*.c, interpose/*.c go into
+# the library; tests/unit/test_*.c each become a cmocka binary; tests/preload/
+# *.c and *.cc become programs built against stock pthreads.
+
+CC       ?= gcc
+CXX      ?= g++
+PREFIX   ?= /usr/local
+SAN      ?=
+B        := build
+
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wpointer-arith \
+            -Wcast-align -Wwrite-strings -Wundef -Wno-unused-parameter
+CFLAGS   ?= -O2 -g
+LIBFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden \
+            -ftls-model=initial-exec -fno-strict-aliasing $(WARN)
+DEPFLAGS  = -MMD -MP
+
+LIB_SRCS  := $(wildcard core/*.c backends/*.c interpose/*.c)
+CORE_SRCS := $(wildcard core/*.c backends/*.c)
+LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/obj/%.o)
+CORE_OBJS := $(CORE_SRCS:%.c=$(B)/obj/%.o)
+
+ifneq ($(SAN),)
+SANDIR    := $(B)/san-$(subst $(comma),-,$(SAN))
+SANFLAGS  := -fsanitize=$(SAN) -fno-omit-frame-pointer
+else
+SANDIR    := $(B)
+SANFLAGS  :=
+endif
+comma := ,
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(SANDIR)/unit/%)
+SAN_CORE_OBJS := $(CORE_SRCS:%.c=$(SANDIR)/sobj/%.o)
+UNIT_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
+UNIT_HELPER_OBJS := $(UNIT_HELPERS:%.c=$(SANDIR)/sobj/%.o)
+
+PRE_C    := $(wildcard tests/preload/*.c)
+PRE_CXX  := $(wildcard tests/preload/*.cc)
+PRE_BINS := $(PRE_C:tests/preload/%.c=$(B)/preload/%) $(PRE_CXX:tests/preload/%.cc=$(B)/preload/%)
+
+all: liblockswap.so liblockswap-core.a unit-bins preload-bins
+.PHONY: all check unit-bins preload-bins install list clean deps
+
+liblockswap.so: $(LIB_OBJS) preload.map
+	$(CC) -shared -o $@ $(LIB_OBJS) -Wl,--version-script=preload.map \
+	      -Wl,-z,now -Wl,-z,relro -ldl -lpthread $(LIBS_EXTRA)
+
+liblockswap-core.a: $(CORE_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBFLAGS) $(CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# Directly linked unit tests (optionally sanitized): core + backends + test.
+$(SANDIR)/sobj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBFLAGS) $(CFLAGS) $(SANFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(SANDIR)/unit/%: $(SANDIR)/sobj/tests/unit/%.o $(SAN_CORE_OBJS) $(UNIT_HELPER_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(SANFLAGS) -o $@ $^ -lcmocka -lpthread
+
+unit-bins: $(UNIT_BINS)
+
+# Preload test programs: plain pthreads, never linked to lockswap.
+$(B)/preload/%: tests/preload/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -lpthread -ldl
+$(B)/preload/%: tests/preload/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -g -Wall -o $@ $< -lpthread
+$(B)/preload/libuser.so: tests/preload/libuser/user.c
+	@mkdir -p $(dir $@)
+	$(CC) -shared -fPIC -O2 -o $@ $< -lpthread
+
+preload-bins: $(PRE_BINS) $(B)/preload/libuser.so
+
+-include bench/bench.mk
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
+
+check: all
+	SAN='$(SAN)' SANDIR='$(SANDIR)' B='$(B)' bash tests/run.sh
+
+list: liblockswap.so
+	@/usr/bin/python3 scripts/lockswap list 2>/dev/null || \
+	 LOCKSWAP_VERBOSE=list LD_PRELOAD=$(CURDIR)/liblockswap.so /bin/true
+
+deps:
+	bash scripts/install-deps.sh
+
+install: liblockswap.so liblockswap-core.a
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
+	           $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 liblockswap.so $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 scripts/lockswap $(DESTDIR)$(PREFIX)/bin/
+	-[ -d include ] && [ -n "$$(ls include)" ] && install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/
+	-[ -f liblockswap-native.a ] && install -m 644 liblockswap-native.a $(DESTDIR)$(PREFIX)/lib/
+	-[ -f lockswap.pc.in ] && sed 's|@PREFIX@|$(PREFIX)|' lockswap.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lockswap.pc
+
+clean:
+	rm -rf $(B) liblockswap.so liblockswap-core.a liblockswap-native.a

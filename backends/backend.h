@@ -1,0 +1,70 @@
+/*
+ * backend.h - a lock backend is a const table of operations on the lock
+ * state that lives in place inside each pthread_mutex_t.
+ *
+ * The interposer (interpose/mutex.c) owns everything pthread-specific:
+ * mutex kinds, owners, recursion, error codes, statistics.  A backend only
+ * provides a mutual-exclusion lock over LS_LOCK_STATE_BYTES bytes whose
+ * all-zero value means "unlocked" (static initializers never call init).
+ *
+ * Verbs (same for every backend; callers guarantee the preconditions):
+ *   lock(s)                      -> 0
+ *   trylock(s)                   -> 0 or EBUSY, never blocks
+ *   timedlock(s, clock, abstime) -> 0 or ETIMEDOUT.  clock is
+ *        CLOCK_REALTIME or CLOCK_MONOTONIC, abstime already validated
+ *        (tv_nsec in range; tv_sec may be negative = already expired).
+ *   unlock(s)                    called by the holder only
+ *   is_locked(s)                 racy snapshot, for destroy's EBUSY
+ *
+ * A wrapper backend (the capacitor) holds an inner lock in the upper part of
+ * its state; compose(inner) is called once at selection, before any lock
+ * operation, and rejects inner locks whose state does not fit.
+ *
+ * The "glibc" entry has no operations: it marks pass-through, and the
+ * interposer forwards every call to glibc's own functions.
+ */
+#ifndef LS_BACKENDS_BACKEND_H
+#define LS_BACKENDS_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#define LS_LOCK_STATE_BYTES 16
+
+struct ls_lock_ops {
+	const char *name;
+	const char *about;     /* one line: fairness claim and waiting policy */
+	size_t state_size;     /* bytes used, <= LS_LOCK_STATE_BYTES */
+	int (*lock)(void *s);
+	int (*trylock)(void *s);
+	int (*timedlock)(void *s, clockid_t clock, const struct timespec *abstime);
+	void (*unlock)(void *s);
+	bool (*is_locked)(void *s);
+	/* Wrappers only.  The inner lock's state must fit in what the wrapper
+	 * leaves free (checked generically: state_size + inner->state_size <=
+	 * LS_LOCK_STATE_BYTES).  compose() binds the inner lock; it is called
+	 * once, by ls_backend_select(), before any lock operation. */
+	void (*compose)(const struct ls_lock_ops *inner);
+	const char *default_inner; /* used when the name has no ":INNER" */
+};
+
+/* The table, in listing order; ends with a NULL name. */
+extern const struct ls_lock_ops ls_backends[];
+
+/* Pass-through marker (the "glibc" entry). */
+static inline bool ls_backend_is_passthrough(const struct ls_lock_ops *b)
+{
+	return b->lock == NULL;
+}
+
+/* Look up "name" or "wrapper:inner".  On success returns the ops (for a
+ * wrapper, after compose() bound the inner lock); on failure returns NULL and
+ * writes a one-line reason (no trailing newline) into err. */
+const struct ls_lock_ops *ls_backend_select(const char *name, char *err, size_t errlen);
+
+/* Enumerate every selectable name, including each wrapper around each inner
+ * lock that fits: calls fn(name, about_wrapper_or_NULL, about, arg). */
+void ls_backend_each(void (*fn)(const char *name, const char *about, void *arg), void *arg);
+
+#endif

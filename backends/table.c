@@ -1,0 +1,95 @@
+#include "backend.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const struct ls_lock_ops ls_backend_glibc = {
+	.name = "glibc",
+	.about = "pass-through to glibc's own pthread functions (the A/B baseline)",
+};
+
+#define LS_BACKEND(ops) extern const struct ls_lock_ops ops;
+#include "list.h"
+#undef LS_BACKEND
+
+const struct ls_lock_ops ls_backends[] = {
+#define LS_BACKEND(ops) ops,
+#include "list.h"
+#undef LS_BACKEND
+	{ .name = NULL },
+};
+
+static const struct ls_lock_ops *find(const char *name, size_t len)
+{
+	for (const struct ls_lock_ops *b = ls_backends; b->name; b++)
+		if (strlen(b->name) == len && memcmp(b->name, name, len) == 0)
+			return b;
+	return NULL;
+}
+
+/* Accepted names, comma separated, for error messages. */
+static void names(char *out, size_t outlen)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (const struct ls_lock_ops *b = ls_backends; b->name; b++) {
+		int w = snprintf(out + n, outlen - n, "%s%s%s", n ? ", " : "",
+		                 b->name, b->compose ? ":INNER" : "");
+		if (w < 0 || (size_t)w >= outlen - n)
+			break;
+		n += (size_t)w;
+	}
+}
+
+static bool composable(const struct ls_lock_ops *wrapper, const struct ls_lock_ops *inner)
+{
+	return !inner->compose && !ls_backend_is_passthrough(inner) &&
+	       wrapper->state_size + inner->state_size <= LS_LOCK_STATE_BYTES;
+}
+
+const struct ls_lock_ops *ls_backend_select(const char *name, char *err, size_t errlen)
+{
+	char accepted[512];
+	const char *colon = strchr(name, ':');
+	size_t head = colon ? (size_t)(colon - name) : strlen(name);
+	const struct ls_lock_ops *b = find(name, head);
+	if (!b) {
+		names(accepted, sizeof accepted);
+		snprintf(err, errlen, "unknown backend (accepted: %s)", accepted);
+		return NULL;
+	}
+	if (!b->compose) {
+		if (colon) {
+			snprintf(err, errlen, "backend '%s' does not wrap another lock", b->name);
+			return NULL;
+		}
+		return b;
+	}
+	const char *inner_name = colon ? colon + 1 : b->default_inner;
+	const struct ls_lock_ops *inner = find(inner_name, strlen(inner_name));
+	if (!inner || !composable(b, inner)) {
+		names(accepted, sizeof accepted);
+		snprintf(err, errlen, "'%s' cannot wrap '%s': the inner lock must be a native, non-wrapper backend whose state fits in %zu bytes (accepted: %s)",
+		         b->name, inner_name, LS_LOCK_STATE_BYTES - b->state_size, accepted);
+		return NULL;
+	}
+	b->compose(inner);
+	return b;
+}
+
+void ls_backend_each(void (*fn)(const char *name, const char *about, void *arg), void *arg)
+{
+	for (const struct ls_lock_ops *b = ls_backends; b->name; b++) {
+		if (!b->compose) {
+			fn(b->name, b->about, arg);
+			continue;
+		}
+		for (const struct ls_lock_ops *in = ls_backends; in->name; in++) {
+			if (!composable(b, in))
+				continue;
+			char full[128];
+			snprintf(full, sizeof full, "%s:%s", b->name, in->name);
+			fn(full, b->about, arg);
+		}
+	}
+}

@@ -1,0 +1,45 @@
+/*
+ * futex.h - the only place lockswap talks to the kernel's futex(2).
+ *
+ * Every lock and condition variable in core/ parks on a 32-bit word with
+ * ls_futex_wait() and is woken with ls_futex_wake().  All futexes are
+ * process-private (FUTEX_PRIVATE_FLAG): process-shared objects never reach
+ * lockswap's code, they are passed through to glibc.
+ *
+ * Timeouts are absolute, on CLOCK_MONOTONIC or CLOCK_REALTIME only, as
+ * FUTEX_WAIT_BITSET allows; that is exactly the set pthread accepts.
+ */
+#ifndef LS_CORE_FUTEX_H
+#define LS_CORE_FUTEX_H
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Wait while *word == expected.  abstime may be NULL (no timeout).
+ * Returns 0 when woken (or on a spurious wake), EAGAIN when *word already
+ * differed, ETIMEDOUT, or EINTR.  Callers always re-check their condition. */
+static inline int ls_futex_wait(const _Atomic uint32_t *word, uint32_t expected,
+                                clockid_t clock, const struct timespec *abstime)
+{
+	int op = FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG;
+	if (abstime && clock == CLOCK_REALTIME)
+		op |= FUTEX_CLOCK_REALTIME;
+	long r = syscall(SYS_futex, word, op, expected, abstime, NULL,
+	                 FUTEX_BITSET_MATCH_ANY);
+	return r == 0 ? 0 : errno;
+}
+
+/* Wake up to n waiters parked on word; returns how many were woken. */
+static inline int ls_futex_wake(const _Atomic uint32_t *word, int n)
+{
+	long r = syscall(SYS_futex, word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n,
+	                 NULL, NULL, 0);
+	return r < 0 ? 0 : (int)r;
+}
+
+#endif
