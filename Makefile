@@ -86,6 +86,7 @@ $(B)/preload/libuser.so: tests/preload/libuser/user.c
 preload-bins: $(PRE_BINS) $(B)/preload/libuser.so
 
 -include bench/bench.mk
+-include $(wildcard mk/*.mk)
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 check: all

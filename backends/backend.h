@@ -49,8 +49,8 @@ struct ls_lock_ops {
 	const char *default_inner; /* used when the name has no ":INNER" */
 };
 
-/* The table, in listing order; ends with a NULL name. */
-extern const struct ls_lock_ops ls_backends[];
+/* The table, in listing order; ends with NULL. */
+extern const struct ls_lock_ops *const ls_backends[];
 
 /* Pass-through marker (the "glibc" entry). */
 static inline bool ls_backend_is_passthrough(const struct ls_lock_ops *b)

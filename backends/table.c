@@ -12,16 +12,16 @@ const struct ls_lock_ops ls_backend_glibc = {
 #include "list.h"
 #undef LS_BACKEND
 
-const struct ls_lock_ops ls_backends[] = {
-#define LS_BACKEND(ops) ops,
+const struct ls_lock_ops *const ls_backends[] = {
+#define LS_BACKEND(ops) &ops,
 #include "list.h"
 #undef LS_BACKEND
-	{ .name = NULL },
+	NULL,
 };
 
 static const struct ls_lock_ops *find(const char *name, size_t len)
 {
-	for (const struct ls_lock_ops *b = ls_backends; b->name; b++)
+	for (const struct ls_lock_ops *const *p = ls_backends, *b; (b = *p); p++)
 		if (strlen(b->name) == len && memcmp(b->name, name, len) == 0)
 			return b;
 	return NULL;
@@ -32,7 +32,7 @@ static void names(char *out, size_t outlen)
 {
 	size_t n = 0;
 	out[0] = 0;
-	for (const struct ls_lock_ops *b = ls_backends; b->name; b++) {
+	for (const struct ls_lock_ops *const *p = ls_backends, *b; (b = *p); p++) {
 		int w = snprintf(out + n, outlen - n, "%s%s%s", n ? ", " : "",
 		                 b->name, b->compose ? ":INNER" : "");
 		if (w < 0 || (size_t)w >= outlen - n)
@@ -79,12 +79,12 @@ const struct ls_lock_ops *ls_backend_select(const char *name, char *err, size_t 
 
 void ls_backend_each(void (*fn)(const char *name, const char *about, void *arg), void *arg)
 {
-	for (const struct ls_lock_ops *b = ls_backends; b->name; b++) {
+	for (const struct ls_lock_ops *const *p = ls_backends, *b; (b = *p); p++) {
 		if (!b->compose) {
 			fn(b->name, b->about, arg);
 			continue;
 		}
-		for (const struct ls_lock_ops *in = ls_backends; in->name; in++) {
+		for (const struct ls_lock_ops *const *q = ls_backends, *in; (in = *q); q++) {
 			if (!composable(b, in))
 				continue;
 			char full[128];

@@ -1,0 +1,111 @@
+/*
+ * describe.c - what the library can tell tools about itself, so that
+ * `lockswap list` and the CLI's option checks never keep a second list.
+ *
+ *   size_t lockswap_describe(char *buf, size_t len)
+ *       JSON {"version", "backends":[{name, about}], "options":[{name, kind,
+ *       default, min, max, choices, help}]}; returns the full length (like
+ *       snprintf: call again with a bigger buffer if it did not fit).
+ *   int lockswap_check_option(const char *var, const char *value,
+ *                             char *err, size_t errlen)
+ *       0 if LOCKSWAP_<var>=value is valid, else -1 and the same one-line
+ *       message the library prints at start-up.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../backends/backend.h"
+#include "export.h"
+#include "options.h"
+#include "version.h"
+
+struct out {
+	char *buf;
+	size_t len, used;
+	unsigned items; /* entries written in the current array */
+};
+
+static void put(struct out *o, const char *s)
+{
+	for (; *s; s++, o->used++)
+		if (o->used + 1 < o->len)
+			o->buf[o->used] = *s;
+	if (o->len)
+		o->buf[o->used < o->len ? o->used : o->len - 1] = 0;
+}
+
+static void put_str(struct out *o, const char *s)
+{
+	char c[8];
+	put(o, "\"");
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\') {
+			c[0] = '\\', c[1] = *s, c[2] = 0;
+		} else if ((unsigned char)*s < 0x20) {
+			snprintf(c, sizeof c, "\\u%04x", *s);
+		} else {
+			c[0] = *s, c[1] = 0;
+		}
+		put(o, c);
+	}
+	put(o, "\"");
+}
+
+static void put_backend(const char *name, const char *about, void *arg)
+{
+	struct out *o = arg;
+	put(o, o->items++ ? ",{" : "{");
+	put(o, "\"name\":");
+	put_str(o, name);
+	put(o, ",\"about\":");
+	put_str(o, about);
+	put(o, "}");
+}
+
+static const char *kind_name(enum ls_opt_kind k)
+{
+	static const char *const names[] = { "uint", "bool", "choice", "backend", "text" };
+	return names[k];
+}
+
+LS_EXPORT size_t lockswap_describe(char *buf, size_t len)
+{
+	struct out o = { buf, len, 0, 0 };
+	char num[32];
+	put(&o, "{\"version\":");
+	put_str(&o, LS_VERSION);
+	put(&o, ",\"backends\":[");
+	ls_backend_each(put_backend, &o);
+	put(&o, "],\"options\":[");
+	for (size_t i = 0; i < ls_options_count; i++) {
+		const struct ls_option *opt = &ls_options[i];
+		put(&o, i ? ",{\"name\":\"LOCKSWAP_" : "{\"name\":\"LOCKSWAP_");
+		put(&o, opt->name);
+		put(&o, "\",\"kind\":");
+		put_str(&o, kind_name(opt->kind));
+		put(&o, ",\"default\":");
+		put_str(&o, opt->def);
+		snprintf(num, sizeof num, ",\"min\":%lu", opt->min);
+		put(&o, num);
+		snprintf(num, sizeof num, ",\"max\":%lu", opt->max);
+		put(&o, num);
+		put(&o, ",\"choices\":");
+		put_str(&o, opt->choices);
+		put(&o, ",\"help\":");
+		put_str(&o, opt->help);
+		put(&o, "}");
+	}
+	put(&o, "]}");
+	return o.used;
+}
+
+LS_EXPORT int lockswap_check_option(const char *var, const char *value, char *err, size_t errlen)
+{
+	const char *name = strncmp(var, "LOCKSWAP_", 9) == 0 ? var + 9 : var;
+	const struct ls_option *o = ls_option_find(name);
+	if (!o) {
+		snprintf(err, errlen, "LOCKSWAP_%s: unknown variable", name);
+		return -1;
+	}
+	return ls_option_check(o, value, err, errlen) ? 0 : -1;
+}

@@ -1,0 +1,56 @@
+/*
+ * options.h - the LOCKSWAP_* option table (options.def) and its parser.
+ *
+ * Options are read once, from the environment, by ls_options_load(), which
+ * may run before the library's constructor (another library's start-up can
+ * lock a mutex first): it uses getenv and stack buffers only, no malloc and
+ * no stdio.  A bad value is reported by ls_options_load's return value; the
+ * caller then runs the program on glibc's own locks.
+ */
+#ifndef LS_INTERPOSE_OPTIONS_H
+#define LS_INTERPOSE_OPTIONS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/spin.h"
+
+enum ls_opt_kind { LS_OPT_UINT, LS_OPT_BOOL, LS_OPT_CHOICE, LS_OPT_BACKEND, LS_OPT_TEXT };
+
+/* Targets of options that do not belong to a core/ module. */
+extern _Atomic unsigned ls_opt_bypass;
+extern _Atomic unsigned ls_opt_verbose;
+
+struct ls_option {
+	const char *name;      /* without the LOCKSWAP_ prefix */
+	enum ls_opt_kind kind;
+	const char *def;
+	unsigned long min, max;
+	const char *choices;
+	_Atomic unsigned *target;
+	const char *help;
+};
+
+extern const struct ls_option ls_options[];
+extern const size_t ls_options_count;
+
+#define LS_ERR_MAX 640
+#define LS_TEXT_MAX 256
+
+/* Check one value against option `name` (without prefix).  Returns true if
+ * valid; otherwise writes "LOCKSWAP_X='v': reason (accepted: ...)". */
+bool ls_option_check(const struct ls_option *o, const char *value, char *err, size_t errlen);
+
+const struct ls_option *ls_option_find(const char *name);
+
+/* Read every option from the environment into its target.  Returns true if
+ * all values were valid; otherwise err holds the first problem (one line)
+ * and the targets keep their defaults.  Also rejects unknown LOCKSWAP_*
+ * variables (a misspelt name must not silently do nothing). */
+bool ls_options_load(char *err, size_t errlen);
+
+/* The effective value of an option as text (environment or default). */
+const char *ls_option_value(const struct ls_option *o);
+
+#endif

@@ -1,0 +1,5 @@
+/*
+ * options_targets.h - the headers that declare the TARGET variables named in
+ * options.def.  Add the header of a new option's target here.
+ */
+#include "../core/spin.h"
