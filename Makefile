@@ -52,7 +52,7 @@ all: liblockswap.so liblockswap-core.a unit-bins preload-bins
 
 liblockswap.so: $(LIB_OBJS) preload.map
 	$(CC) -shared -o $@ $(LIB_OBJS) -Wl,--version-script=preload.map \
-	      -Wl,-z,now -Wl,-z,relro -ldl -lpthread $(LIBS_EXTRA)
+	      -Wl,-z,defs -Wl,-z,now -Wl,-z,relro -ldl -lpthread $(LIBS_EXTRA)
 
 liblockswap-core.a: $(CORE_OBJS)
 	rm -f $@ && ar rcs $@ $^

@@ -1,0 +1,189 @@
+/*
+ * cond.c - the exported pthread_cond_* functions.
+ *
+ * Layout of the 48-byte pthread_cond_t for lockswap's condvar: bytes 0..23
+ * hold struct ls_condvar (core/condvar.h); glibc's flags word (bit 0
+ * process-shared, bit 1 CLOCK_MONOTONIC; offset probed at start-up, 36 in
+ * glibc 2.36) keeps glibc's encoding, so a condvar that glibc initialised as
+ * process-shared, possibly in another process, is recognised and served by
+ * glibc for its whole life.  All-zero = PTHREAD_COND_INITIALIZER.
+ *
+ * Waits are cancellation points, as in glibc: the thread sleeps in
+ * asynchronous-cancel mode around the raw futex call only, and the cleanup
+ * handler leaves the queue (handing on a wake-up it had consumed) and
+ * re-takes the mutex before the user's cleanup handlers run.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "../core/condvar.h"
+#include "../core/futex.h"
+#include "../core/timespec.h"
+#include "export.h"
+#include "init.h"
+#include "mutex.h"
+#include "real.h"
+
+#define COND_PSHARED 1u
+#define COND_MONOTONIC 2u
+
+_Static_assert(sizeof(struct ls_condvar) <= 24, "condvar state stays below glibc's flags word");
+
+static inline _Atomic uint32_t *flags_word(pthread_cond_t *c)
+{
+	return (_Atomic uint32_t *)(void *)((char *)c + ls_cond_flags_offset);
+}
+
+static inline uint32_t cond_flags(pthread_cond_t *c)
+{
+	return atomic_load_explicit(flags_word(c), memory_order_relaxed);
+}
+
+static inline bool served_by_glibc(const struct ls_lock_ops *b, pthread_cond_t *c)
+{
+	return ls_backend_is_passthrough(b) || (cond_flags(c) & COND_PSHARED);
+}
+
+static inline struct ls_condvar *cv_of(pthread_cond_t *c)
+{
+	return (struct ls_condvar *)(void *)c;
+}
+
+LS_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
+{
+	const struct ls_lock_ops *b = ls_active();
+	int pshared = PTHREAD_PROCESS_PRIVATE;
+	clockid_t clock = CLOCK_REALTIME;
+	if (attr) {
+		pthread_condattr_getpshared(attr, &pshared);
+		pthread_condattr_getclock(attr, &clock);
+	}
+	if (ls_backend_is_passthrough(b) || pshared == PTHREAD_PROCESS_SHARED)
+		return ls_real.cond_init ? ls_real.cond_init(c, attr) : EINVAL;
+	memset(c, 0, sizeof *c);
+	atomic_store_explicit(flags_word(c), clock == CLOCK_MONOTONIC ? COND_MONOTONIC : 0,
+	                      memory_order_relaxed);
+	return 0;
+}
+
+LS_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
+{
+	const struct ls_lock_ops *b = ls_active();
+	if (served_by_glibc(b, c))
+		return ls_real.cond_destroy ? ls_real.cond_destroy(c) : EINVAL;
+	/* Woken waiters never touch the cond again (core/condvar.h), so there
+	 * is nothing to wait for; glibc never returns EBUSY either. */
+	return 0;
+}
+
+LS_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+	const struct ls_lock_ops *b = ls_active();
+	if (served_by_glibc(b, c))
+		return ls_real.cond_signal(c);
+	ls_condvar_signal(cv_of(c));
+	return 0;
+}
+
+LS_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+	const struct ls_lock_ops *b = ls_active();
+	if (served_by_glibc(b, c))
+		return ls_real.cond_broadcast(c);
+	ls_condvar_broadcast(cv_of(c));
+	return 0;
+}
+
+/* Sleep with asynchronous cancellation enabled around the syscall only:
+ * between the two setcanceltype calls nothing but the futex call runs. */
+static int park_cancellable(const _Atomic uint32_t *word, uint32_t expected,
+                            clockid_t clock, const struct timespec *abstime)
+{
+	int old;
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
+	int r = ls_futex_wait(word, expected, clock, abstime);
+	pthread_setcanceltype(old, NULL);
+	return r;
+}
+
+struct wait_ctx {
+	struct ls_condvar *cv;
+	struct ls_thread *self;
+	pthread_mutex_t *m;
+	struct ls_mutex_saved saved;
+};
+
+static void wait_cancelled(void *arg)
+{
+	struct wait_ctx *w = arg;
+	ls_condvar_leave(w->cv, w->self);
+	ls_mutex_reacquire_after_wait(w->m, &w->saved);
+	ls_condvar_pass_baton(w->self);
+}
+
+static int warned_pshared_mix;
+
+static int wait_common(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
+                       const struct timespec *abstime)
+{
+	struct wait_ctx w = { .cv = cv_of(c), .m = m };
+	if (!(w.self = ls_thread_self()))
+		return EAGAIN;
+	ls_condvar_enqueue(w.cv, w.self);
+	int r = ls_mutex_release_for_wait(m, &w.saved);
+	if (r != 0) {
+		ls_condvar_leave(w.cv, w.self);
+		return r;
+	}
+	pthread_cleanup_push(wait_cancelled, &w);
+	r = ls_condvar_wait(w.cv, w.self, clock, abstime, park_cancellable);
+	pthread_cleanup_pop(0);
+	int rr = ls_mutex_reacquire_after_wait(m, &w.saved);
+	if (r == 0)
+		ls_condvar_pass_baton(w.self);
+	return rr ? rr : r;
+}
+
+/* A process-shared condvar is glibc's, and glibc's wait manipulates the
+ * mutex's glibc internals: it must only ever meet a glibc mutex. */
+static int pshared_with_native_mutex(void)
+{
+	if (!__atomic_exchange_n(&warned_pshared_mix, 1, __ATOMIC_RELAXED))
+		ls_say("lockswap: a process-shared condvar was used with a private mutex; "
+		       "returning EINVAL (make the mutex process-shared too)\n");
+	return EINVAL;
+}
+
+LS_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	const struct ls_lock_ops *b = ls_active();
+	if (served_by_glibc(b, c))
+		return ls_mutex_is_native(m) ? pshared_with_native_mutex() : ls_real.cond_wait(c, m);
+	return wait_common(c, m, CLOCK_REALTIME, NULL);
+}
+
+LS_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+                                     const struct timespec *abstime)
+{
+	const struct ls_lock_ops *b = ls_active();
+	if (served_by_glibc(b, c))
+		return ls_mutex_is_native(m) ? pshared_with_native_mutex()
+		                             : ls_real.cond_timedwait(c, m, abstime);
+	if (!ls_timespec_valid(abstime))
+		return EINVAL;
+	clockid_t clock = (cond_flags(c) & COND_MONOTONIC) ? CLOCK_MONOTONIC : CLOCK_REALTIME;
+	return wait_common(c, m, clock, abstime);
+}
+
+LS_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
+                                     const struct timespec *abstime)
+{
+	const struct ls_lock_ops *b = ls_active();
+	if (served_by_glibc(b, c))
+		return ls_mutex_is_native(m) ? pshared_with_native_mutex()
+		                             : ls_real.cond_clockwait(c, m, clock, abstime);
+	if (!ls_clock_supported(clock) || !ls_timespec_valid(abstime))
+		return EINVAL;
+	return wait_common(c, m, clock, abstime);
+}

@@ -1,0 +1,146 @@
+#include "init.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/thread.h"
+#include "options.h"
+#include "real.h"
+#include "version.h"
+
+const struct ls_lock_ops *_Atomic ls_active_backend;
+size_t ls_cond_flags_offset = 36;
+extern const struct ls_lock_ops ls_backend_glibc;
+
+void ls_say(const char *line)
+{
+	size_t n = strlen(line);
+	while (n) {
+		ssize_t w = write(STDERR_FILENO, line, n);
+		if (w <= 0)
+			return;
+		line += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Thread records are returned at thread exit through a pthread key whose
+ * destructor runs in the exiting thread. */
+static pthread_key_t record_key;
+static _Atomic int record_key_state; /* 0 none, 1 creating, 2 ready */
+
+static void record_destructor(void *rec)
+{
+	ls_thread_release(rec);
+}
+
+static void record_attach(struct ls_thread *t)
+{
+	if (atomic_load_explicit(&record_key_state, memory_order_acquire) == 2)
+		pthread_setspecific(record_key, t);
+}
+
+static void record_key_create(void)
+{
+	int expected = 0;
+	if (!atomic_compare_exchange_strong(&record_key_state, &expected, 1))
+		return;
+	if (pthread_key_create(&record_key, record_destructor) == 0)
+		atomic_store_explicit(&record_key_state, 2, memory_order_release);
+	ls_thread_hook = record_attach;
+}
+
+/* Find glibc's condvar flags word: init a scratch condvar as pshared +
+ * monotonic with glibc's own function and look for the word that reads 3. */
+static void probe_cond_flags(void)
+{
+	pthread_condattr_t a;
+	union {
+		pthread_cond_t c;
+		unsigned u[sizeof(pthread_cond_t) / sizeof(unsigned)];
+	} scratch;
+	memset(&scratch, 0, sizeof scratch);
+	if (pthread_condattr_init(&a) != 0)
+		return;
+	pthread_condattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	if (ls_real.cond_init(&scratch.c, &a) == 0) {
+		for (size_t i = 0; i < sizeof scratch.u / sizeof scratch.u[0]; i++)
+			if (scratch.u[i] == 3)
+				ls_cond_flags_offset = i * sizeof(unsigned);
+		ls_real.cond_destroy(&scratch.c);
+	}
+	pthread_condattr_destroy(&a);
+}
+
+static _Atomic int reported;
+
+static void report_once(const char *line)
+{
+	if (!atomic_exchange(&reported, 1))
+		ls_say(line);
+}
+
+static void print_config(const struct ls_lock_ops *b)
+{
+	char line[1024];
+	size_t n = (size_t)snprintf(line, sizeof line, "lockswap %s: backend=%s", LS_VERSION,
+	                            ls_option_value(ls_option_find("BACKEND")));
+	for (size_t i = 0; i < ls_options_count && n < sizeof line; i++) {
+		const struct ls_option *o = &ls_options[i];
+		if (o->kind == LS_OPT_BACKEND)
+			continue;
+		n += (size_t)snprintf(line + n, sizeof line - n, " %s=%s", o->name, ls_option_value(o));
+	}
+	if (n < sizeof line)
+		snprintf(line + n, sizeof line - n, " (%s)\n", b->about);
+	else
+		line[sizeof line - 2] = '\n', line[sizeof line - 1] = 0;
+	report_once(line);
+}
+
+const struct ls_lock_ops *ls_init(void)
+{
+	char err[LS_ERR_MAX], line[LS_ERR_MAX + 64];
+	const char *missing = NULL;
+	const struct ls_lock_ops *b = NULL;
+
+	record_key_create();
+	if (!ls_real_resolve(&missing)) {
+		snprintf(line, sizeof line, "lockswap: cannot find glibc's %s; lockswap needs glibc >= 2.34\n", missing);
+		report_once(line);
+	} else {
+		probe_cond_flags();
+	}
+	if (!ls_options_load(err, sizeof err)) {
+		snprintf(line, sizeof line, "lockswap: %s; running on glibc's own locks\n", err);
+		report_once(line);
+		b = &ls_backend_glibc;
+	} else {
+		b = ls_backend_select(ls_option_value(ls_option_find("BACKEND")), err, sizeof err);
+		if (!b) /* cannot happen: the option check selected it already */
+			b = &ls_backend_glibc;
+		if (atomic_load_explicit(&ls_opt_verbose, memory_order_relaxed))
+			print_config(b);
+	}
+	const struct ls_lock_ops *expected = NULL;
+	if (!atomic_compare_exchange_strong_explicit(&ls_active_backend, &expected, b,
+	                                             memory_order_acq_rel, memory_order_acquire))
+		b = expected; /* another thread finished first: same answer */
+	return b;
+}
+
+static void atfork_child(void)
+{
+	ls_thread_after_fork();
+}
+
+__attribute__((constructor)) static void ls_constructor(void)
+{
+	ls_active();
+	/* Registered here, not in ls_init: __register_atfork may allocate, and
+	 * ls_init can run inside a preloaded allocator's own start-up. */
+	pthread_atfork(NULL, NULL, atfork_child);
+}

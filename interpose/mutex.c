@@ -1,0 +1,267 @@
+/*
+ * mutex.c - the exported pthread_mutex_* functions.
+ *
+ * The fast path (a normal or adaptive mutex on a native backend) is one
+ * load of the active backend, one load of __kind and the backend's lock.
+ * Everything else goes through kind_*(): recursion and ownership for
+ * recursive/errorcheck mutexes, pass-through to glibc for robust, PI, PP,
+ * process-shared and destroyed objects (and for every object under the
+ * "glibc" backend).  Error codes follow glibc 2.36 as measured
+ * (shared/notes/glibc-facts.md 6, re-checked by tests/preload/errors.c).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+
+#include "../core/thread.h"
+#include "../core/timespec.h"
+#include "export.h"
+#include "init.h"
+#include "mutex.h"
+#include "mutex_layout.h"
+#include "real.h"
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+
+static inline bool served_by_glibc(const struct ls_lock_ops *b, int32_t kind)
+{
+	return ls_backend_is_passthrough(b) || ls_kind_is_glibc(kind);
+}
+
+/* The caller's thread id, 0 if no record could be had (mmap failed). */
+static inline uint32_t self_id(void)
+{
+	struct ls_thread *t = ls_thread_self();
+	return t ? t->id : 0;
+}
+
+static inline bool owned_by(struct ls_mutex *x, uint32_t me)
+{
+	/* relaxed: only the owner itself can observe its own id here. */
+	return atomic_load_explicit(&x->owner, memory_order_relaxed) == me;
+}
+
+static inline void set_owner(struct ls_mutex *x, uint32_t me)
+{
+	atomic_store_explicit(&x->owner, me, memory_order_relaxed);
+}
+
+/* Relock by the owner of a recursive or errorcheck mutex: 0 (recursive,
+ * count bumped), EAGAIN (count would wrap), or `errorcheck_err`. */
+static int relock(struct ls_mutex *x, int32_t kind, int errorcheck_err)
+{
+	if ((kind & LS_KIND_TYPE_MASK) == LS_KIND_ERRORCHECK)
+		return errorcheck_err;
+	if (x->count == UINT_MAX)
+		return EAGAIN;
+	x->count++;
+	return 0;
+}
+
+static inline bool tracks_owner(int32_t kind)
+{
+	int32_t t = kind & LS_KIND_TYPE_MASK;
+	return t == LS_KIND_RECURSIVE || t == LS_KIND_ERRORCHECK;
+}
+
+/* After the backend granted the lock. */
+static inline int acquired(struct ls_mutex *x, int32_t kind, uint32_t me)
+{
+	if (tracks_owner(kind)) {
+		set_owner(x, me);
+		x->count = 1;
+	}
+	return 0;
+}
+
+static int kind_lock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
+{
+	struct ls_mutex *x = ls_mutex_of(m);
+	if (served_by_glibc(b, kind))
+		return ls_real_mutex_lock(m);
+	uint32_t me = 0;
+	if (tracks_owner(kind)) {
+		if (!(me = self_id()))
+			return EAGAIN;
+		if (owned_by(x, me))
+			return relock(x, kind, EDEADLK);
+	}
+	b->lock(x->lock);
+	return acquired(x, kind, me);
+}
+
+LS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	const struct ls_lock_ops *b = ls_active();
+	struct ls_mutex *x = ls_mutex_of(m);
+	int32_t kind = ls_mutex_kind(x);
+	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b)))
+		return b->lock(x->lock);
+	return kind_lock(m, b, kind);
+}
+
+static int kind_trylock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
+{
+	struct ls_mutex *x = ls_mutex_of(m);
+	if (served_by_glibc(b, kind))
+		return ls_real_mutex_trylock(m);
+	uint32_t me = 0;
+	if (tracks_owner(kind)) {
+		if (!(me = self_id()))
+			return EAGAIN;
+		if (owned_by(x, me))
+			return relock(x, kind, EBUSY);
+	}
+	if (b->trylock(x->lock) != 0)
+		return EBUSY;
+	return acquired(x, kind, me);
+}
+
+LS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	const struct ls_lock_ops *b = ls_active();
+	struct ls_mutex *x = ls_mutex_of(m);
+	int32_t kind = ls_mutex_kind(x);
+	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b)))
+		return b->trylock(x->lock);
+	return kind_trylock(m, b, kind);
+}
+
+/* The deadline is only looked at when the call would block, as in glibc:
+ * an uncontended timedlock with tv_nsec = 1e9 succeeds. */
+static int timed(pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime,
+                 bool is_clocklock)
+{
+	const struct ls_lock_ops *b = ls_active();
+	struct ls_mutex *x = ls_mutex_of(m);
+	int32_t kind = ls_mutex_kind(x);
+	if (is_clocklock && !ls_clock_supported(clock))
+		return EINVAL;
+	if (served_by_glibc(b, kind)) {
+		if (is_clocklock)
+			return ls_real.mutex_clocklock ? ls_real.mutex_clocklock(m, clock, abstime) : EINVAL;
+		return ls_real.mutex_timedlock ? ls_real.mutex_timedlock(m, abstime) : EINVAL;
+	}
+	uint32_t me = 0;
+	if (tracks_owner(kind)) {
+		if (!(me = self_id()))
+			return EAGAIN;
+		if (owned_by(x, me))
+			return relock(x, kind, EDEADLK);
+	}
+	if (b->trylock(x->lock) != 0) {
+		if (!ls_timespec_valid(abstime))
+			return EINVAL;
+		int r = b->timedlock(x->lock, clock, abstime);
+		if (r != 0)
+			return r;
+	}
+	return acquired(x, kind, me);
+}
+
+LS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+	return timed(m, CLOCK_REALTIME, abstime, false);
+}
+
+LS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
+                                      const struct timespec *abstime)
+{
+	return timed(m, clock, abstime, true);
+}
+
+static int kind_unlock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
+{
+	struct ls_mutex *x = ls_mutex_of(m);
+	if (served_by_glibc(b, kind))
+		return ls_real_mutex_unlock(m);
+	if (tracks_owner(kind)) {
+		uint32_t me = self_id();
+		if (!me || !owned_by(x, me))
+			return EPERM;
+		if (--x->count != 0)
+			return 0;
+		/* Cleared before the backend's release-unlock, so the next owner
+		 * never sees our id. */
+		set_owner(x, 0);
+	}
+	b->unlock(x->lock);
+	return 0;
+}
+
+LS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	const struct ls_lock_ops *b = ls_active();
+	struct ls_mutex *x = ls_mutex_of(m);
+	int32_t kind = ls_mutex_kind(x);
+	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b))) {
+		b->unlock(x->lock);
+		return 0;
+	}
+	return kind_unlock(m, b, kind);
+}
+
+LS_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
+{
+	/* glibc validates the attributes, zeroes the object (= unlocked for
+	 * every backend) and writes __kind, which decides who serves it. */
+	ls_active();
+	return ls_real_mutex_init(m, attr);
+}
+
+LS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+	const struct ls_lock_ops *b = ls_active();
+	struct ls_mutex *x = ls_mutex_of(m);
+	int32_t kind = ls_mutex_kind(x);
+	if (served_by_glibc(b, kind))
+		return ls_real_mutex_destroy(m);
+	if (b->is_locked(x->lock))
+		return EBUSY;
+	/* As glibc does: a destroyed mutex has __kind -1, so later use reaches
+	 * glibc, which answers EINVAL, until it is initialised again. */
+	atomic_store_explicit(&x->kind, -1, memory_order_relaxed);
+	return 0;
+}
+
+bool ls_mutex_is_native(pthread_mutex_t *m)
+{
+	return !served_by_glibc(ls_active(), ls_mutex_kind(ls_mutex_of(m)));
+}
+
+int ls_mutex_release_for_wait(pthread_mutex_t *m, struct ls_mutex_saved *s)
+{
+	const struct ls_lock_ops *b = ls_active();
+	struct ls_mutex *x = ls_mutex_of(m);
+	int32_t kind = ls_mutex_kind(x);
+	s->glibc = served_by_glibc(b, kind);
+	s->count = 1;
+	if (s->glibc)
+		return ls_real_mutex_unlock(m);
+	if (tracks_owner(kind)) {
+		uint32_t me = self_id();
+		if (!me || !owned_by(x, me))
+			return EPERM;
+		/* A recursive mutex is released completely for the wait and
+		 * given back at its depth. */
+		s->count = x->count;
+		set_owner(x, 0);
+	}
+	b->unlock(x->lock);
+	return 0;
+}
+
+int ls_mutex_reacquire_after_wait(pthread_mutex_t *m, const struct ls_mutex_saved *s)
+{
+	if (s->glibc)
+		return ls_real_mutex_lock(m);
+	const struct ls_lock_ops *b = ls_active();
+	struct ls_mutex *x = ls_mutex_of(m);
+	int32_t kind = ls_mutex_kind(x);
+	b->lock(x->lock);
+	if (tracks_owner(kind)) {
+		set_owner(x, self_id());
+		x->count = s->count;
+	}
+	return 0;
+}

@@ -1,0 +1,27 @@
+/*
+ * mutex.h - what the condition variable needs from the mutex entry points:
+ * release a mutex of any kind for a wait, and take it back afterwards.
+ */
+#ifndef LS_INTERPOSE_MUTEX_H
+#define LS_INTERPOSE_MUTEX_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ls_mutex_saved {
+	uint32_t count; /* recursion depth to restore */
+	bool glibc;     /* served by glibc: relock through glibc */
+};
+
+/* 0, or EPERM when an errorcheck/recursive mutex is not held by the caller
+ * (as glibc's cond_wait reports it). */
+int ls_mutex_release_for_wait(pthread_mutex_t *m, struct ls_mutex_saved *s);
+
+/* 0, or EOWNERDEAD/ENOTRECOVERABLE from a robust mutex served by glibc. */
+int ls_mutex_reacquire_after_wait(pthread_mutex_t *m, const struct ls_mutex_saved *s);
+
+/* True when the mutex is served by lockswap's backend (not glibc). */
+bool ls_mutex_is_native(pthread_mutex_t *m);
+
+#endif
