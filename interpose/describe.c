@@ -16,6 +16,7 @@
 
 #include "../backends/backend.h"
 #include "export.h"
+#include "init.h"
 #include "options.h"
 #include "version.h"
 
@@ -108,4 +109,12 @@ LS_EXPORT int lockswap_check_option(const char *var, const char *value, char *er
 		return -1;
 	}
 	return ls_option_check(o, value, err, errlen) ? 0 : -1;
+}
+
+/* The name of the backend serving this process ("glibc" after a bad
+ * option): lets tests and tools confirm what is really running. */
+LS_EXPORT const char *lockswap_backend(void)
+{
+	ls_active();
+	return ls_active_name;
 }

@@ -12,6 +12,7 @@
 
 const struct ls_lock_ops *_Atomic ls_active_backend;
 size_t ls_cond_flags_offset = 36;
+char ls_active_name[LS_ACTIVE_NAME_MAX];
 extern const struct ls_lock_ops ls_backend_glibc;
 
 void ls_say(const char *line)
@@ -125,6 +126,10 @@ const struct ls_lock_ops *ls_init(void)
 		if (atomic_load_explicit(&ls_opt_verbose, memory_order_relaxed))
 			print_config(b);
 	}
+	/* Same text from every racing initialiser, written before the
+	 * release below publishes it. */
+	snprintf(ls_active_name, sizeof ls_active_name, "%s",
+	         b == &ls_backend_glibc ? "glibc" : ls_option_value(ls_option_find("BACKEND")));
 	const struct ls_lock_ops *expected = NULL;
 	if (!atomic_compare_exchange_strong_explicit(&ls_active_backend, &expected, b,
 	                                             memory_order_acq_rel, memory_order_acquire))

@@ -19,6 +19,10 @@
 
 extern const struct ls_lock_ops *_Atomic ls_active_backend;
 
+/* The selected name as given ("capacitor:tts"), valid once ls_active(). */
+#define LS_ACTIVE_NAME_MAX 64
+extern char ls_active_name[LS_ACTIVE_NAME_MAX];
+
 const struct ls_lock_ops *ls_init(void);
 
 static inline const struct ls_lock_ops *ls_active(void)

@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# tests/bench/run.sh - behaviour checks for bench/mutexbench and
+# bench/leveldb_bench: output shape and value ranges, the exclusion checker,
+# argument errors.  Never timing: the machine is shared and noisy.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${B:-build}
+case $B in /*) ;; *) B=$ROOT/$B ;; esac
+MB=$B/bench/mutexbench
+LB=$B/bench/leveldb_bench
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+pass=0 failed=0
+ok()  { echo "ok - $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL - $1: $2"; failed=$((failed + 1)); }
+finish() {
+	echo "bench: $pass passed, $failed failed"
+	[ "$failed" -eq 0 ] && exit 0
+	exit 1
+}
+
+# run CMD...: stdout in $TMP/out, stderr in $TMP/err, exit status in $rc.
+# The timeout turns a hang (say, a lost condvar wakeup) into a failure.
+run() { timeout 60 "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
+
+# Validates JSON lines on stdin; prints the first problem, or nothing.
+cat >"$TMP/check.py" <<'PYEOF'
+import json, sys
+
+def bad(msg):
+    print(msg)
+    sys.exit(0)
+
+def shares(o, n):
+    eps = 1e-3
+    if not (0 - eps <= o["min_share"] <= 1 + eps):
+        bad("min_share %r outside [0,1]" % o["min_share"])
+    if not (1 - eps <= o["max_share"] <= n + eps):
+        bad("max_share %r outside [1,threads]" % o["max_share"])
+    if not (1.0 / n - eps <= o["jain"] <= 1 + eps):
+        bad("jain %r outside [1/threads,1]" % o["jain"])
+    pto = o["per_thread_ops"]
+    if len(pto) != n or any(not isinstance(x, int) or x < 0 for x in pto):
+        bad("per_thread_ops %r does not match threads=%d" % (pto, n))
+    if sum(pto) != o["ops"]:
+        bad("per_thread_ops sum %d != ops %d" % (sum(pto), o["ops"]))
+    if o["ops"] <= 0:
+        bad("ops is %r" % o["ops"])
+
+kind = sys.argv[1]
+lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
+try:
+    objs = [json.loads(l) for l in lines]
+except ValueError as e:
+    bad("invalid JSON: %s" % e)
+
+if kind == "mutex":            # mutex MODE THREADS [excl]
+    mode, n = sys.argv[2], int(sys.argv[3])
+    want_excl = len(sys.argv) < 5
+    if len(objs) != 1:
+        bad("expected one JSON line, got %d" % len(objs))
+    o = objs[0]
+    keys = {"bench", "mode", "threads", "locks", "seconds", "ops", "throughput",
+            "min_share", "max_share", "jain", "wait_p50_ns", "wait_p99_ns",
+            "wait_p999_ns", "per_thread_ops", "exclusion_ok"}
+    if mode == "condvar":
+        keys |= {"produced", "consumed"}
+    if set(o) != keys:
+        bad("keys differ: extra %s missing %s" % (sorted(set(o) - keys), sorted(keys - set(o))))
+    if o["bench"] != "mutexbench" or o["mode"] != mode or o["threads"] != n:
+        bad("bench/mode/threads are %r/%r/%r" % (o["bench"], o["mode"], o["threads"]))
+    if o["exclusion_ok"] is not want_excl:
+        bad("exclusion_ok is %r" % o["exclusion_ok"])
+    if not want_excl:
+        sys.exit(0)
+    shares(o, n)
+    if not (o["seconds"] > 0 and o["throughput"] > 0):
+        bad("seconds/throughput not positive")
+    p = [o["wait_p50_ns"], o["wait_p99_ns"], o["wait_p999_ns"]]
+    if any(not isinstance(x, int) or x < 0 for x in p) or p != sorted(p):
+        bad("wait percentiles not ordered non-negative ints: %r" % p)
+    if mode == "condvar" and not (o["produced"] == o["consumed"] > 0):
+        bad("produced %r consumed %r" % (o["produced"], o["consumed"]))
+
+elif kind == "leveldb":        # leveldb THREADS WORKLOAD[=all] ...
+    n = int(sys.argv[2])
+    want = sys.argv[3:]
+    if [o.get("workload") for o in objs] != [w.split("=")[0] for w in want]:
+        bad("workloads %r, expected %r" % ([o.get("workload") for o in objs], want))
+    keys = {"bench", "workload", "threads", "ops", "seconds", "ops_per_sec",
+            "micros_per_op", "min_share", "max_share", "jain", "per_thread_ops", "found"}
+    for o, w in zip(objs, want):
+        if set(o) != keys:
+            bad("%s: keys differ: %s" % (o["workload"], sorted(set(o) ^ keys)))
+        if o["bench"] != "leveldb":
+            bad("bench is %r" % o["bench"])
+        fill = o["workload"].startswith("fill")
+        if o["threads"] != (1 if fill else n):
+            bad("%s: threads %r" % (o["workload"], o["threads"]))
+        shares(o, o["threads"])
+        if not (o["seconds"] > 0 and o["ops_per_sec"] > 0 and o["micros_per_op"] > 0):
+            bad("%s: time fields not positive" % o["workload"])
+        if fill:
+            if o["found"] is not None:
+                bad("%s: found should be null" % o["workload"])
+        elif not (isinstance(o["found"], int) and 0 <= o["found"] <= o["ops"]):
+            bad("%s: found %r not in [0, ops]" % (o["workload"], o["found"]))
+        elif w.endswith("=all") and o["found"] != o["ops"]:
+            bad("%s: found %r of %r, expected all" % (o["workload"], o["found"], o["ops"]))
+PYEOF
+check_json() { "$PY" "$TMP/check.py" "$@" <"$TMP/out"; }
+
+# expect_json NAME CHECKARGS... -- CMD...
+expect_json() {
+	local name=$1; shift
+	local args=()
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	shift
+	run "$@"
+	if [ "$rc" -ne 0 ]; then bad "$name" "exit $rc: $(head -c 200 "$TMP/err")"; return; fi
+	local why; why=$(check_json "${args[@]}")
+	if [ -n "$why" ]; then bad "$name" "$why"; else ok "$name"; fi
+}
+
+# expect_usage_error NAME PROG ARGS...: exit 2, exactly one stderr line.
+expect_usage_error() {
+	local name=$1 prog=$2; shift 2
+	run "$prog" "$@"
+	local lines; lines=$(wc -l <"$TMP/err")
+	local base; base=$(basename "$prog")
+	if [ "$rc" -ne 2 ]; then bad "$name" "exit $rc, expected 2"
+	elif [ "$lines" -ne 1 ] || ! grep -q "^$base: " "$TMP/err"; then
+		bad "$name" "stderr is not one '$base: ...' line: $(head -c 200 "$TMP/err")"
+	else ok "$name"; fi
+}
+
+if [ -x "$MB" ] && [ -x "$LB" ]; then ok "binaries built"
+else bad "binaries built" "missing $MB or $LB (make build/bench/mutexbench build/bench/leveldb_bench)"; finish; fi
+
+# ---- mutexbench ----
+S=0.3
+run "$MB" --help
+if [ "$rc" -eq 0 ] && grep -q -- --threads "$TMP/out" && ! grep -q break "$TMP/out"
+then ok "mutexbench --help"; else bad "mutexbench --help" "exit $rc or wrong text"; fi
+
+run "$MB" --seconds $S --threads 3
+re='^mutexbench mode=mutex threads=3 locks=1 secs=[0-9.]+ ops=[0-9]+ throughput=[0-9]+ ops/s min_share=[0-9.]+ max_share=[0-9.]+ jain=[0-9.]+ wait_p50_ns=[0-9]+ wait_p99_ns=[0-9]+ wait_p999_ns=[0-9]+$'
+if [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 1 ] && grep -Eq "$re" "$TMP/out"
+then ok "mutexbench human line"; else bad "mutexbench human line" "exit $rc: $(head -c 300 "$TMP/out")"; fi
+
+expect_json "mutexbench mutex json" mutex mutex 4 -- "$MB" --json --seconds $S
+expect_json "mutexbench trylock json" mutex trylock 3 -- "$MB" --json --seconds $S --mode trylock --threads 3
+expect_json "mutexbench condvar produced == consumed" mutex condvar 5 -- \
+	"$MB" --json --seconds $S --mode condvar --threads 5 --locks 2
+expect_json "mutexbench mixed, 3 locks, 4 cs-lines" mutex mixed 4 -- \
+	"$MB" --json --seconds $S --mode mixed --locks 3 --cs-lines 4 --seed 7
+
+# The checker must catch a thread that skips the lock.
+for m in mutex mixed; do
+	name="mutexbench --break-exclusion ($m) is detected"
+	run "$MB" --json --seconds $S --threads 2 --mode $m --break-exclusion
+	why=$(check_json mutex $m 2 broken)
+	if [ "$rc" -ne 1 ]; then bad "$name" "exit $rc, expected 1"
+	elif ! grep -q '^mutexbench: mutual exclusion violated: ' "$TMP/err"; then bad "$name" "no violation message"
+	elif [ -n "$why" ]; then bad "$name" "$why"
+	else ok "$name"; fi
+done
+
+expect_usage_error "mutexbench unknown flag" "$MB" --bogus
+expect_usage_error "mutexbench non-number" "$MB" --threads abc
+expect_usage_error "mutexbench threads < 1" "$MB" --threads 0
+expect_usage_error "mutexbench unknown mode" "$MB" --mode spin
+expect_usage_error "mutexbench missing argument" "$MB" --seconds
+expect_usage_error "mutexbench bad seconds" "$MB" --seconds 1x
+expect_usage_error "mutexbench condvar needs 2 threads" "$MB" --mode condvar --threads 1
+
+# ---- leveldb_bench ----
+if ldd "$LB" | grep -q 'libleveldb\.so'; then ok "leveldb_bench links the shared libleveldb"
+else bad "leveldb_bench links the shared libleveldb" "not in ldd output"; fi
+
+expect_json "leveldb all four workloads" leveldb 2 fillseq fillrandom readrandom readwhilewriting -- \
+	"$LB" --json --num 20000 --threads 2
+expect_json "leveldb read first fills silently" leveldb 2 readrandom=all -- \
+	"$LB" --json --num 5000 --threads 2 --benchmarks readrandom
+expect_json "leveldb --seconds caps reads by time" leveldb 3 readwhilewriting=all -- \
+	"$LB" --json --num 5000 --threads 3 --seconds 0.2 --benchmarks readwhilewriting
+
+run "$LB" --num 5000 --threads 2 --benchmarks fillseq,readrandom
+re1='^fillseq +: +[0-9.]+ micros/op; +[0-9]+ ops/s \(1 thread\)$'
+re2='^readrandom +: +[0-9.]+ micros/op; +[0-9]+ ops/s \(2 threads, 5000 of 5000 found\)$'
+if [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 2 ] && head -1 "$TMP/out" | grep -Eq "$re1" &&
+   tail -1 "$TMP/out" | grep -Eq "$re2"
+then ok "leveldb human lines"; else bad "leveldb human lines" "exit $rc: $(head -c 300 "$TMP/out")"; fi
+
+run "$LB" --db "$TMP/db" --num 1000 --benchmarks fillseq --value-size 10 --cache-mb 1
+if [ "$rc" -eq 0 ] && [ -f "$TMP/db/CURRENT" ]; then ok "leveldb --db DIR is used and kept"
+else bad "leveldb --db DIR is used and kept" "exit $rc, CURRENT missing"; fi
+
+run "$LB" --db /proc/no-such-dir/db --num 10
+if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '^leveldb_bench: ' "$TMP/err"
+then ok "leveldb runtime error exits 1"; else bad "leveldb runtime error exits 1" "exit $rc: $(head -c 200 "$TMP/err")"; fi
+
+expect_usage_error "leveldb unknown flag" "$LB" --bogus
+expect_usage_error "leveldb unknown benchmark" "$LB" --benchmarks fillseq,nosuch
+expect_usage_error "leveldb non-number" "$LB" --num 10k
+expect_usage_error "leveldb threads < 1" "$LB" --threads 0
+
+# ---- under the interposer, when it has been built ----
+LIB=$ROOT/liblockswap.so
+if [ -f "$LIB" ]; then
+	expect_json "preloaded mutexbench mixed" mutex mixed 4 -- \
+		env LD_PRELOAD="$LIB" "$MB" --json --seconds $S --mode mixed --locks 2
+	expect_json "preloaded mutexbench condvar" mutex condvar 4 -- \
+		env LD_PRELOAD="$LIB" "$MB" --json --seconds $S --mode condvar
+	expect_json "preloaded leveldb readwhilewriting" leveldb 2 readwhilewriting=all -- \
+		env LD_PRELOAD="$LIB" "$LB" --json --num 5000 --threads 2 --benchmarks readwhilewriting
+else
+	echo "ok - preloaded runs # SKIP $LIB not built"
+	pass=$((pass + 1))
+fi
+
+finish
