@@ -79,11 +79,14 @@ $(B)/preload/%: tests/preload/%.c
 $(B)/preload/%: tests/preload/%.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O2 -g -Wall -o $@ $< -lpthread
-$(B)/preload/libuser.so: tests/preload/libuser/user.c
+$(B)/preload/lib%.so: tests/preload/dl/%.c
 	@mkdir -p $(dir $@)
-	$(CC) -shared -fPIC -O2 -o $@ $< -lpthread
+	$(CC) -shared -fPIC -O2 -g -o $@ $< -lpthread
+$(B)/preload/dlprog: tests/preload/dl/prog.c $(B)/preload/libuser.so $(B)/preload/libplugin.so
+	$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -L$(B)/preload -luser \
+	      -Wl,-rpath,'$$ORIGIN' -ldl -lpthread
 
-preload-bins: $(PRE_BINS) $(B)/preload/libuser.so
+preload-bins: $(PRE_BINS) $(B)/preload/dlprog
 
 -include bench/bench.mk
 -include $(wildcard mk/*.mk)

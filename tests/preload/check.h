@@ -65,7 +65,7 @@ static int check_finish(void)
 	return check_failed ? 1 : 0;
 }
 
-static struct timespec deadline_in(clockid_t clock, long ms)
+__attribute__((unused)) static struct timespec deadline_in(clockid_t clock, long ms)
 {
 	struct timespec t;
 	clock_gettime(clock, &t);
