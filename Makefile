@@ -86,7 +86,11 @@ $(B)/preload/dlprog: tests/preload/dl/prog.c $(B)/preload/libuser.so $(B)/preloa
 	$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -L$(B)/preload -luser \
 	      -Wl,-rpath,'$$ORIGIN' -ldl -lpthread
 
-preload-bins: $(PRE_BINS) $(B)/preload/dlprog
+preload-bins: $(PRE_BINS) $(B)/preload/dlprog $(B)/stress/stress
+
+$(B)/stress/stress: tests/stress/stress.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -lpthread
 
 -include bench/bench.mk
 -include $(wildcard mk/*.mk)

@@ -1,0 +1,134 @@
+"""lockswap ab against a fake benchmark (tests/cli/fake_bench.py)."""
+import csv
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+from helpers import FAKE, clean_env, lockswap
+
+AB = ["ab", "-b", "glibc", "-b", "futex", "--json-key", "throughput", "--seed", "11", "-q"]
+
+
+class Interleaving(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.log = os.path.join(cls.tmp.name, "log")
+        cls.prefix = os.path.join(cls.tmp.name, "out", "ab")
+        cls.p = lockswap(*AB, "-b", "futex,SPIN=0", "--runs", "4", "--warmup", "1",
+                         "--out", cls.prefix, "--", FAKE, "--tag", "x",
+                         env=clean_env(FAKE_LOG=cls.log))
+        with open(cls.prefix + ".json") as f:
+            cls.result = json.load(f)
+        with open(cls.log) as f:
+            cls.executed = [line.split() for line in f]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_succeeds(self):
+        self.assertEqual(self.p.returncode, 0, self.p.stderr)
+
+    def test_every_round_runs_every_backend_once(self):
+        labels = {"glibc", "futex", "futex,SPIN=0"}
+        measured = [r for r in self.result["runs"] if not r["warmup"]]
+        rounds = {}
+        for r in measured:
+            rounds.setdefault(r["round"], []).append(r["backend"])
+        self.assertEqual(sorted(rounds), [1, 2, 3, 4])
+        for order in rounds.values():
+            self.assertEqual(sorted(order), sorted(labels))
+        for rnd in rounds:
+            positions = [r["position"] for r in measured if r["round"] == rnd]
+            self.assertEqual(positions, [1, 2, 3])
+
+    def test_recorded_order_is_execution_order(self):
+        # The fake logs LOCKSWAP_BACKEND of each run, warm-up included.
+        expected = [r["backend"].split(",")[0] for r in self.result["runs"]]
+        self.assertEqual([e[0] for e in self.executed], expected)
+        self.assertEqual(len(self.executed), 3 * (4 + 1))
+        self.assertTrue(all(e[1:] == ["--tag", "x"] for e in self.executed))
+
+    def test_variant_settings_reach_the_program(self):
+        spins = {b["label"]: b["settings"].get("LOCKSWAP_SPIN") for b in self.result["backends"]}
+        self.assertEqual(spins, {"glibc": None, "futex": None, "futex,SPIN=0": "0"})
+
+    def test_summary_and_verdict(self):
+        rows = {r["backend"]: r for r in self.result["summary"]}
+        self.assertEqual(rows["glibc"]["verdict"], "baseline")
+        self.assertEqual(rows["futex"]["verdict"], "faster")
+        self.assertEqual(rows["futex"]["n"], 4)
+        self.assertAlmostEqual(rows["futex"]["ratio"], 2.0, delta=0.02)
+        for line in ("glibc", "futex", "faster", "baseline", "seed 11"):
+            self.assertIn(line, self.p.stdout)
+
+    def test_files(self):
+        with open(self.prefix + ".csv") as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual(len(rows), 12)
+        self.assertEqual(list(rows[0])[:6],
+                         ["round", "position", "backend", "value", "exit_status", "seconds"])
+        measured = [r for r in self.result["runs"] if not r["warmup"]]
+        self.assertEqual([r["backend"] for r in rows], [r["backend"] for r in measured])
+        self.assertTrue(all(r["exit_status"] == "0" for r in rows))
+        with open(self.prefix + ".md") as f:
+            md = f.read()
+        self.assertIn(FAKE + " --tag x", md)
+        self.assertIn("| futex |", md)
+        self.assertIn(self.prefix + ".md", self.p.stdout)
+
+
+class Failures(unittest.TestCase):
+    def test_failing_runs_are_reported_not_averaged(self):
+        p = lockswap(*AB, "--runs", "3", "--warmup", "0", "-b", "futex,SPIN=0", "--", FAKE,
+                     env=clean_env(FAKE_FAIL="futex"))
+        # FAKE_FAIL matches LOCKSWAP_BACKEND, so both futex variants fail.
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("exit 3", p.stdout)
+        self.assertIn("futex failed on purpose", p.stdout)
+        self.assertIn("no verdict", p.stdout)
+        verdicts = [l.split(None, 8)[-1] for l in p.stdout.splitlines() if l.startswith("futex")]
+        self.assertEqual(verdicts, ["no verdict: 0 good runs"] * 2)
+        glibc = next(l for l in p.stdout.splitlines() if l.startswith("glibc "))
+        self.assertEqual(glibc.split()[1:4], ["3", "0", "100"])  # good, failed, median
+
+    def test_missing_metric_counts_as_failed(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = lockswap(*AB, "--runs", "2", "--warmup", "0", "--out", os.path.join(d, "r"),
+                         "--", FAKE, env=clean_env(FAKE_NOKEY="glibc"))
+            self.assertEqual(p.returncode, 1)
+            with open(os.path.join(d, "r.json")) as f:
+                runs = json.load(f)["runs"]
+        bad = [r for r in runs if r["backend"] == "glibc"]
+        self.assertTrue(all(r["value"] is None and "metric not found" in r["status"]
+                            and r["exit_status"] == 0 for r in bad))
+        self.assertTrue(all(r["status"] == "ok" for r in runs if r["backend"] == "futex"))
+
+    def test_timeout_kills_the_run(self):
+        p = lockswap("ab", "-q", "-b", "glibc", "-b", "futex", "--runs", "1", "--warmup", "0",
+                     "--timeout", "0.3", "--", sys.executable, "-c",
+                     "import time; time.sleep(30)")
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("timeout", p.stdout)
+
+
+class OtherMetrics(unittest.TestCase):
+    def test_regex_metric(self):
+        p = lockswap("ab", "-q", "-b", "glibc", "-b", "futex", "--runs", "2", "--warmup", "0",
+                     "--metric", r"ops/s: (\S+)", "--", FAKE, env=clean_env(FAKE_TEXT="1"))
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        glibc = next(l for l in p.stdout.splitlines() if l.startswith("glibc "))
+        self.assertEqual(glibc.split()[3], "100")
+
+    def test_wall_time_by_default(self):
+        p = lockswap("ab", "-q", "-b", "glibc", "-b", "futex", "--runs", "2", "--warmup", "0",
+                     "--", "true")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("wall-clock seconds (lower is better)", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,40 @@
+# tests/lib.sh - shared by the test group scripts (sourced, not run).
+# Each group prints "ok - ..." / "FAIL - ..." lines and ends with
+# "<group>: N passed, M failed"; tests/run.sh adds the groups up.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+B=${B:-build}
+case "$B" in /*) ;; *) B=$ROOT/$B ;; esac
+LIB=$ROOT/liblockswap.so
+LOGS=$B/test-logs
+mkdir -p "$LOGS"
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); echo "ok - $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL - $*"; }
+
+# Every selectable backend, as the library lists it (never a second list).
+# LSTEST_BACKENDS (space separated) narrows the set for quick runs.
+list_backends() {
+	if [ -n "${LSTEST_BACKENDS:-}" ]; then
+		printf '%s\n' $LSTEST_BACKENDS
+		return
+	fi
+	env -u LD_PRELOAD /usr/bin/python3 - "$LIB" <<'PY'
+import ctypes, json, os, sys
+for k in [k for k in os.environ if k.startswith("LOCKSWAP_")]:
+    del os.environ[k]
+lib = ctypes.CDLL(sys.argv[1])
+n = lib.lockswap_describe(None, 0)
+buf = ctypes.create_string_buffer(n + 1)
+lib.lockswap_describe(buf, n + 1)
+for b in json.loads(buf.value.decode())["backends"]:
+    print(b["name"])
+PY
+}
+
+finish() {
+	echo "$1: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
