@@ -28,6 +28,7 @@ CORE_SRCS := $(wildcard core/*.c backends/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/obj/%.o)
 
+comma := ,
 ifneq ($(SAN),)
 SANDIR    := $(B)/san-$(subst $(comma),-,$(SAN))
 SANFLAGS  := -fsanitize=$(SAN) -fno-omit-frame-pointer
@@ -35,7 +36,6 @@ else
 SANDIR    := $(B)
 SANFLAGS  :=
 endif
-comma := ,
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(SANDIR)/unit/%)
@@ -48,7 +48,7 @@ PRE_CXX  := $(wildcard tests/preload/*.cc)
 PRE_BINS := $(PRE_C:tests/preload/%.c=$(B)/preload/%) $(PRE_CXX:tests/preload/%.cc=$(B)/preload/%)
 
 all: liblockswap.so liblockswap-core.a unit-bins preload-bins
-.PHONY: all check unit-bins preload-bins install list clean deps
+.PHONY: all check demo unit-bins preload-bins install list clean deps
 
 liblockswap.so: $(LIB_OBJS) preload.map
 	$(CC) -shared -o $@ $(LIB_OBJS) -Wl,--version-script=preload.map \
@@ -96,12 +96,17 @@ $(B)/stress/stress: tests/stress/stress.c
 -include $(wildcard mk/*.mk)
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
-check: all
+# Installs missing Debian packages first, so it works on a fresh machine.
+check:
+	bash scripts/install-deps.sh
+	$(MAKE) all
 	SAN='$(SAN)' SANDIR='$(SANDIR)' B='$(B)' bash tests/run.sh
 
+demo:
+	bash scripts/demo.sh
+
 list: liblockswap.so
-	@/usr/bin/python3 scripts/lockswap list 2>/dev/null || \
-	 LOCKSWAP_VERBOSE=list LD_PRELOAD=$(CURDIR)/liblockswap.so /bin/true
+	@/usr/bin/python3 scripts/lockswap list
 
 deps:
 	bash scripts/install-deps.sh
@@ -111,6 +116,8 @@ install: liblockswap.so liblockswap-core.a
 	           $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 liblockswap.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 scripts/lockswap $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/share/lockswap/lockswap_cli
+	install -m 644 scripts/lockswap_cli/*.py $(DESTDIR)$(PREFIX)/share/lockswap/lockswap_cli/
 	-[ -d include ] && [ -n "$$(ls include)" ] && install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/
 	-[ -f liblockswap-native.a ] && install -m 644 liblockswap-native.a $(DESTDIR)$(PREFIX)/lib/
 	-[ -f lockswap.pc.in ] && sed 's|@PREFIX@|$(PREFIX)|' lockswap.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lockswap.pc

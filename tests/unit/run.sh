@@ -10,6 +10,9 @@ bins=("$SANDIR"/unit/test_*)
 # TSan needs a fixed, low-entropy address space on some kernels.
 run=()
 [ -n "${SAN:-}" ] && command -v setarch >/dev/null && run=(setarch "$(uname -m)" -R)
+# The fork tests start threads in the child, which TSan refuses by default;
+# the child is single-threaded until then, so its reports stay meaningful.
+export TSAN_OPTIONS="die_after_fork=0 ${TSAN_OPTIONS:-}"
 for bin in "${bins[@]}"; do
 	name=$(basename "$bin")
 	log=$LOGS/unit-${SAN:-plain}-$name.log

@@ -154,6 +154,25 @@ static void bcs_lone_submitter_consumes(void **st)
 	}
 }
 
+/* Solo fast path, uncontended: claim, run inline, close; no handle or
+ * done for the solo node, the queue is empty again. */
+static void bcs_solo_uncontended(void **st)
+{
+	struct tnode n, m;
+	reset_generic();
+	memset(&n, 0, sizeof n);
+	memset(&m, 0, sizeof m);
+	assert_true(ls_bcs_solo_begin(&lfq, &n.q));
+	assert_false(ls_bcs_solo_begin(&lfq, &m.q));   /* claimed: no second solo */
+	ls_bcs_solo_end(&lfq, &n.q, &t_ops, NULL);
+	assert_null(atomic_load(&lfq.top));
+	assert_null(ls_bcs_wf_solo_begin(&wfq, &n.q));
+	assert_false(ls_bcs_wf_solo_end(&wfq, &n.q, &t_ops, NULL));
+	assert_null(atomic_load(&wfq.tail));
+	assert_int_equal(n.handled, 0);
+	assert_int_equal(atomic_load(&n.done), 0);
+}
+
 /* Lock-free batches are handled oldest first: push three nodes behind a
  * consumer that is stuck in its handler, then check the order. */
 static struct tnode order_nodes[4];
@@ -495,6 +514,71 @@ static void run_timed_race(const char *name)
 static void bcs_timed_race(void **st) { run_timed_race("bcs"); }
 static void bcs_wf_timed_race(void **st) { run_timed_race("bcs-wf"); }
 
+/* Hand-over policy: the FIFO head is first woken to compete (RETRY); if
+ * it loses the race it re-queues at the front and the next unlock hands
+ * it the lock directly, so the lock stays held across that unlock. */
+static _Atomic int w_holds, w_release;
+static struct ls_thread *_Atomic w_rec;
+
+static void *handoff_waiter(void *arg)
+{
+	atomic_store(&w_rec, ls_thread_self());
+	ops->lock(state);
+	atomic_store(&w_holds, 1);
+	while (!atomic_load(&w_release))
+		sched_yield();
+	ops->unlock(state);
+	return NULL;
+}
+
+static uint32_t w_status(void)
+{
+	struct ls_thread *t = atomic_load(&w_rec);
+	return t ? atomic_load(&ls_bcslock_node_of(t)->status) : 0;
+}
+
+static void run_handoff(const char *name)
+{
+	unsigned saved = atomic_load(&ls_spin_limit);
+	int observed = 0;
+	ops = backend(name);
+	atomic_store(&ls_spin_limit, 0);
+	for (int attempt = 0; attempt < 100 && !observed; attempt++) {
+		pthread_t t;
+		memset(state, 0, sizeof state);
+		atomic_store(&w_rec, NULL);
+		atomic_store(&w_holds, 0);
+		atomic_store(&w_release, 0);
+		assert_int_equal(ops->lock(state), 0);
+		pthread_create(&t, NULL, handoff_waiter, NULL);
+		while ((w_status() & (LS_BCSN_RELEASED | LS_BCSN_GRANTED | LS_BCSN_RETRY)) !=
+		       LS_BCSN_RELEASED)
+			sched_yield();              /* queued */
+		ops->unlock(state);                 /* wakes it with RETRY */
+		assert_true(w_status() & (LS_BCSN_RETRY | LS_BCSN_GRANTED));
+		if (ops->trylock(state) == 0) {     /* we barged: it lost */
+			uint32_t s;
+			while (((s = w_status()) & (LS_BCSN_RELEASED | LS_BCSN_GRANTED |
+			                            LS_BCSN_RETRY)) != LS_BCSN_RELEASED)
+				sched_yield();      /* re-queued (at the front) */
+			ops->unlock(state);         /* must hand off */
+			assert_true(ops->is_locked(state));
+			assert_int_equal(ops->trylock(state), EBUSY);
+			assert_true(w_status() & LS_BCSN_GRANTED);
+			observed = 1;
+		}
+		atomic_store(&w_release, 1);
+		pthread_join(t, NULL);
+		assert_int_equal(atomic_load(&w_holds), 1);
+		assert_idle();
+	}
+	atomic_store(&ls_spin_limit, saved);
+	assert_true(observed);
+}
+
+static void bcs_handoff_after_lost_race(void **st) { run_handoff("bcs"); }
+static void bcs_wf_handoff_after_lost_race(void **st) { run_handoff("bcs-wf"); }
+
 /* ---- fork ------------------------------------------------------------- */
 
 static struct ls_thread *_Atomic waiter_rec[2];
@@ -618,6 +702,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bcs_lone_submitter_consumes),
+		cmocka_unit_test(bcs_solo_uncontended),
 		cmocka_unit_test(bcs_lf_exactly_once),
 		cmocka_unit_test(bcs_wf_exactly_once),
 		cmocka_unit_test(bcs_lf_fifo_within_batch),
@@ -632,6 +717,8 @@ int main(void)
 		cmocka_unit_test(bcs_wf_timedlock),
 		cmocka_unit_test(bcs_timed_race),
 		cmocka_unit_test(bcs_wf_timed_race),
+		cmocka_unit_test(bcs_handoff_after_lost_race),
+		cmocka_unit_test(bcs_wf_handoff_after_lost_race),
 		cmocka_unit_test(bcs_fork),
 		cmocka_unit_test(bcs_wf_fork),
 	};

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# install-deps.sh - install the Debian packages lockswap needs, only those
+# that are missing (`make deps`; `make check` and `make demo` call it).
+set -eu
+pkgs=(make gcc g++ libc6-dev libcmocka-dev libunwind-dev libleveldb-dev libjemalloc2
+      python3 python3-numpy python3-matplotlib valgrind)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "lockswap: missing Debian packages: ${missing[*]}; run as root or: sudo apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+echo "lockswap: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

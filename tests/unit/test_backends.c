@@ -1,0 +1,69 @@
+/*
+ * test_backends.c - the lock harness for every backend the table lists,
+ * wrappers around every inner lock included ("capacitor:mcs"...).  A new
+ * backend is covered as soon as it is in backends/list.h.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../core/thread.h"
+#include "lock_harness.h"
+
+#define MAX_BACKENDS 64
+
+static char names[MAX_BACKENDS][64];
+static size_t nnames;
+
+static void collect(const char *name, const char *about, void *arg)
+{
+	if (nnames < MAX_BACKENDS)
+		snprintf(names[nnames++], sizeof names[0], "%s", name);
+}
+
+static const struct ls_lock_ops *select_or_fail(void **state)
+{
+	char err[512];
+	const struct ls_lock_ops *ops = ls_backend_select(*state, err, sizeof err);
+	if (!ops)
+		fail_msg("%s: %s", (char *)*state, err);
+	if (ls_backend_is_passthrough(ops))
+		skip();
+	return ops;
+}
+
+static void exclusion(void **state) { lh_mutual_exclusion(select_or_fail(state), 8, 20000); }
+static void oversubscribed(void **state) { lh_mutual_exclusion(select_or_fail(state), 32, 2000); }
+static void try_and_timed(void **state) { lh_try_and_timed(select_or_fail(state)); }
+static void timeouts(void **state) { lh_timeouts_leave_cleanly(select_or_fail(state)); }
+static void forked(void **state) { lh_fork_child(select_or_fail(state)); }
+
+int main(void)
+{
+	pthread_atfork(NULL, NULL, ls_thread_after_fork);
+	ls_backend_each(collect, NULL);
+	static const struct { const char *what; CMUnitTestFunction fn; } checks[] = {
+		{ "exclusion", exclusion }, { "oversubscribed", oversubscribed },
+		{ "try_and_timed", try_and_timed }, { "timeouts", timeouts }, { "fork", forked },
+	};
+	size_t nchecks = sizeof checks / sizeof checks[0];
+	static struct CMUnitTest tests[MAX_BACKENDS * 5];
+	static char labels[MAX_BACKENDS * 5][96];
+	size_t n = 0;
+	for (size_t b = 0; b < nnames; b++) {
+		if (strcmp(names[b], "glibc") == 0)
+			continue; /* pass-through: no lock of its own */
+		for (size_t c = 0; c < nchecks; c++, n++) {
+			snprintf(labels[n], sizeof labels[n], "%s/%s", names[b], checks[c].what);
+			tests[n] = (struct CMUnitTest){ labels[n], checks[c].fn, NULL, NULL, names[b] };
+		}
+	}
+	return _cmocka_run_group_tests("backends", tests, n, NULL, NULL);
+}
