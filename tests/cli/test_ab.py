@@ -18,7 +18,7 @@ class Interleaving(unittest.TestCase):
         cls.log = os.path.join(cls.tmp.name, "log")
         cls.prefix = os.path.join(cls.tmp.name, "out", "ab")
         cls.p = lockswap(*AB, "-b", "futex,SPIN=0", "--runs", "4", "--warmup", "1",
-                         "--out", cls.prefix, "--", FAKE, "--tag", "x",
+                         "--extra-key", "min_share", "--out", cls.prefix, "--", FAKE, "--tag", "x",
                          env=clean_env(FAKE_LOG=cls.log))
         with open(cls.prefix + ".json") as f:
             cls.result = json.load(f)
@@ -62,7 +62,7 @@ class Interleaving(unittest.TestCase):
         self.assertEqual(rows["futex"]["verdict"], "faster")
         self.assertEqual(rows["futex"]["n"], 4)
         self.assertAlmostEqual(rows["futex"]["ratio"], 2.0, delta=0.02)
-        for line in ("glibc", "futex", "faster", "baseline", "seed 11"):
+        for line in ("glibc", "futex", "faster", "baseline", "seed 11", "min_share"):
             self.assertIn(line, self.p.stdout)
 
     def test_files(self):
@@ -74,6 +74,7 @@ class Interleaving(unittest.TestCase):
         measured = [r for r in self.result["runs"] if not r["warmup"]]
         self.assertEqual([r["backend"] for r in rows], [r["backend"] for r in measured])
         self.assertTrue(all(r["exit_status"] == "0" for r in rows))
+        self.assertTrue(all(r["min_share"] == "0.5" for r in rows))
         with open(self.prefix + ".md") as f:
             md = f.read()
         self.assertIn(FAKE + " --tag x", md)

@@ -24,6 +24,17 @@ class Run(unittest.TestCase):
         self.assertEqual(env["LOCKSWAP_SPIN"], "7")
         self.assertEqual(env["LOCKSWAP_BYPASS"], "3")
 
+    def test_verbose_and_stats_flags(self):
+        p = lockswap("run", "--verbose", "--", *PRINT_ENV)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(env_of(p)["LOCKSWAP_VERBOSE"], "on")
+        p = lockswap("run", "--stats", "some-mode", "--", *PRINT_ENV)
+        if p.returncode == 0:   # the library has LOCKSWAP_STATS and accepts the mode
+            self.assertEqual(env_of(p)["LOCKSWAP_STATS"], "some-mode")
+        else:
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("LOCKSWAP_STATS", p.stderr)
+
     def test_set_and_inherited_variables(self):
         p = lockswap("run", "--set", "spin=9", "--", *PRINT_ENV,
                      env=clean_env(LOCKSWAP_BACKEND="glibc"))

@@ -1,0 +1,148 @@
+#!/bin/bash
+# demo.sh - build lockswap, then A/B-test its lock backends on real programs:
+# MutexBench at 2, 8 and 32 threads, LevelDB's readrandom, and a small
+# thread-count sweep with plots.  Everything lands in out/demo/.
+#
+#   bash scripts/demo.sh            (from a fresh clone; as root it installs
+#                                    the Debian packages it needs)
+#
+# Settings (plain variables: a LOCKSWAP_* name would be rejected by the
+# library as an unknown option):
+#   DEMO_BACKENDS="glibc futex X"   backends to compare, the first is the
+#                                   baseline (default: glibc, futex and up to
+#                                   DEMO_MAX_OTHERS more from `lockswap list`)
+#   DEMO_MAX_OTHERS=5               how many more, by default
+#   DEMO_RUNS=5                     measured rounds per comparison (+1 warm-up)
+#   DEMO_SECONDS=0.5                length of one benchmark run
+#   DEMO_OUT=out/demo               where the results go
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+
+MAX_OTHERS=${DEMO_MAX_OTHERS:-5}
+RUNS=${DEMO_RUNS:-5}
+SECS=${DEMO_SECONDS:-0.5}
+OUT=${DEMO_OUT:-out/demo}
+LOCKSWAP=(/usr/bin/python3 scripts/lockswap)
+
+say() { printf '\n== %s\n' "$*"; }
+die() { printf 'demo: %s\n' "$*" >&2; exit 1; }
+
+install_missing() {
+	# One list of Debian packages for the whole project.
+	bash scripts/install-deps.sh || die "could not install the Debian packages lockswap needs"
+}
+
+# glibc and futex, then the others: plain backends (a variant NAME-X of a
+# backend NAME after the rest) and one WRAPPER:INNER per wrapper (INNER=futex
+# if there is one), taken in turn, at most MAX_OTHERS.
+# Reads the names, one a line; sets CHOSEN and LEFT_OUT.
+choose_backends() {
+	local all=() plain=() variants=() by_futex=() by_other=() wrapped=() wrappers=" " b
+	CHOSEN=() LEFT_OUT=()
+	mapfile -t all
+	for b in "${all[@]}"; do
+		case "$b" in
+		glibc | futex) CHOSEN+=("$b") ;;
+		*:futex) by_futex+=("$b") ;;
+		*:*) by_other+=("$b") ;;
+		*-*) if printf '%s\n' "${all[@]}" | grep -qxF "${b%%-*}"; then
+			     variants+=("$b")
+		     else
+			     plain+=("$b")
+		     fi ;;
+		*) plain+=("$b") ;;
+		esac
+	done
+	plain+=("${variants[@]}")
+	for b in "${by_futex[@]}" "${by_other[@]}"; do
+		if [[ $wrappers == *" ${b%%:*} "* ]]; then
+			LEFT_OUT+=("$b")
+		else
+			wrappers+="${b%%:*} "
+			wrapped+=("$b")
+		fi
+	done
+	local i n=0
+	for ((i = 0; i < ${#plain[@]} || i < ${#wrapped[@]}; i++)); do
+		for b in "${plain[@]:i:1}" "${wrapped[@]:i:1}"; do
+			if [ $n -lt "$MAX_OTHERS" ]; then
+				CHOSEN+=("$b")
+				n=$((n + 1))
+			else
+				LEFT_OUT+=("$b")
+			fi
+		done
+	done
+}
+
+install_missing
+say "building (make -j2)"
+if ! make -j2; then
+	echo "demo: the full build failed; building only what the demo runs" >&2
+	make -j2 liblockswap.so bench-bins || die "make failed"
+fi
+for prog in build/bench/mutexbench build/bench/leveldb_bench; do
+	[ -x "$prog" ] || die "$prog was not built (does bench/bench.mk exist yet?)"
+done
+
+if [ -n "${DEMO_BACKENDS:-}" ]; then
+	read -r -a CHOSEN <<<"$DEMO_BACKENDS"
+	LEFT_OUT=()
+else
+	names=$("${LOCKSWAP[@]}" list --names) || die "lockswap list failed"
+	choose_backends <<<"$names"
+fi
+[ ${#CHOSEN[@]} -ge 2 ] || die "need two backends at least, have: ${CHOSEN[*]}"
+B=()
+for b in "${CHOSEN[@]}"; do B+=(-b "$b"); done
+
+say "lockswap list"
+"${LOCKSWAP[@]}" list
+say "comparing: ${CHOSEN[*]} (baseline: ${CHOSEN[0]})"
+if [ ${#LEFT_OUT[@]} -gt 0 ]; then
+	echo "left out: ${LEFT_OUT[*]}"
+	echo "(choose with DEMO_BACKENDS=\"glibc futex ...\" or DEMO_MAX_OTHERS=N)"
+fi
+k=${#CHOSEN[@]}
+est=$(awk -v k="$k" -v r="$RUNS" -v s="$SECS" \
+	'BEGIN { printf "%d", k * (r + 1) * (3 * (s + 0.05) + s + 0.5) + 4 * k * 3 * (s / 2 + 0.05) }')
+echo "about $est s of runs on an idle machine; more on a busy one"
+
+mkdir -p "$OUT" || die "cannot create $OUT"
+AB=("${LOCKSWAP[@]}" ab "${B[@]}" --runs "$RUNS" --warmup 1 --timeout 60)
+STATUS=0
+for t in 2 8 32; do
+	say "MutexBench, $t threads: throughput (ops/s)"
+	"${AB[@]}" --json-key throughput --extra-key min_share --extra-key wait_p99_ns \
+		--out "$OUT/mutexbench-${t}t" -- \
+		build/bench/mutexbench --threads "$t" --seconds "$SECS" --json || STATUS=1
+done
+
+say "LevelDB readrandom, 8 threads: ops/s"
+"${AB[@]}" --json-key ops_per_sec --extra-key min_share --out "$OUT/leveldb-readrandom" -- \
+	build/bench/leveldb_bench --benchmarks readrandom --threads 8 --num 50000 \
+	--seconds "$SECS" --json || STATUS=1
+
+say "sweep: MutexBench over 1, 2, 4, 8 threads"
+"${LOCKSWAP[@]}" sweep "${B[@]}" --threads 1,2,4,8 --runs 3 --timeout 60 \
+	--json-key throughput --out "$OUT/sweep" -- \
+	build/bench/mutexbench --threads '{threads}' \
+	--seconds "$(awk -v s="$SECS" 'BEGIN { print s / 2 }')" --json || STATUS=1
+
+{
+	echo "# lockswap demo"
+	echo
+	echo "Backends: ${CHOSEN[*]} (baseline ${CHOSEN[0]})."
+	[ ${#LEFT_OUT[@]} -gt 0 ] && echo "Left out: ${LEFT_OUT[*]}."
+	for f in "$OUT"/mutexbench-2t.md "$OUT"/mutexbench-8t.md "$OUT"/mutexbench-32t.md \
+		"$OUT"/leveldb-readrandom.md "$OUT"/sweep.md; do
+		[ -f "$f" ] && { echo; sed -e 's/^# /## /' -e 's/^## Runs/### Runs/' "$f"; }
+	done
+	[ -f "$OUT/sweep-throughput.png" ] && printf '\n![throughput](sweep-throughput.png)\n'
+	[ -f "$OUT/sweep-fairness.png" ] && printf '\n![fairness](sweep-fairness.png)\n'
+} >"$OUT/summary.md"
+
+say "results"
+find "$OUT" -maxdepth 1 -type f | sort
+[ $STATUS -eq 0 ] || echo "demo: some runs failed: see the 'failed runs' lists above" >&2
+exit $STATUS

@@ -1,0 +1,69 @@
+"""lockswap list: the backends and options of the library, as it describes
+them (never a list kept here)."""
+import shutil
+import textwrap
+
+from .library import open_library
+
+SUMMARY = "list the library's backends and LOCKSWAP_* options"
+DESCRIPTION = """\
+List the lock backends and the LOCKSWAP_* options of liblockswap.so, read
+from the library itself (lockswap_describe).  `lockswap --help-env` is the
+same command.
+
+Exit status: 0, or 2 if the library cannot be found or loaded."""
+
+
+def add_arguments(parser):
+    g = parser.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true",
+                   help="print the library's JSON description as it is")
+    g.add_argument("--names", action="store_true",
+                   help="print only the backend names, one a line (for scripts)")
+
+
+def option_range(opt):
+    kind = opt.get("kind")
+    if kind == "uint":
+        return f"{opt.get('min')}..{opt.get('max')}"
+    if kind == "bool":
+        return "on|off"
+    if kind == "choice":
+        return opt.get("choices", "")
+    if kind == "backend":
+        return "a backend name"
+    return ""
+
+
+def render(desc, path, width=None):
+    width = width or min(shutil.get_terminal_size((100, 24)).columns, 100)
+    lines = [f"lockswap {desc.get('version', '?')}  ({path})", "",
+             "Backends (-b NAME, or LOCKSWAP_BACKEND=NAME):"]
+    backends = desc.get("backends", [])
+    w = max((len(b["name"]) for b in backends), default=0)
+    for b in backends:
+        head = f"  {b['name']:<{w}}  "
+        lines += textwrap.wrap(b.get("about", ""), width, initial_indent=head,
+                               subsequent_indent=" " * len(head)) or [head.rstrip()]
+    lines += ["", "Options (LOCKSWAP_NAME=VALUE in the environment, or lockswap --set NAME=VALUE):"]
+    opts = desc.get("options", [])
+    rows = [(o["name"], o.get("kind", ""), f"default {o.get('default') or '(none)'}",
+             option_range(o)) for o in opts]
+    widths = [max((len(r[i]) for r in rows), default=0) for i in range(3)]
+    for o, r in zip(opts, rows):
+        lines.append("  " + "  ".join(f"{c:<{widths[i]}}" for i, c in enumerate(r[:3]))
+                     + (f"  {r[3]}" if r[3] else ""))
+        lines += textwrap.wrap(o.get("help", ""), width, initial_indent=" " * 6,
+                               subsequent_indent=" " * 6)
+    return "\n".join(lines)
+
+
+def main(args):
+    lib = open_library(args)
+    if args.json:
+        print(lib.describe_text())
+    elif args.names:
+        print("\n".join(lib.backends()))
+    else:
+        print(render(lib.describe(), lib.path))
+    return 0

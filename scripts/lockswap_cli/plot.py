@@ -1,0 +1,56 @@
+"""PNG line plots of a sweep (matplotlib, Agg backend: no display needed)."""
+from .errors import ToolError
+
+DODGE = 0.03
+
+
+def _pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ToolError("plots need matplotlib (Debian: apt-get install python3-matplotlib)") from None
+    return plt
+
+
+def lines(path, series, title, ylabel, xlabel="threads", note=None):
+    """One line per label over the thread counts, the median as the point
+    and min..max as an error bar; log2 x axis.  The lines are drawn a hair
+    apart sideways (DODGE of an octave each) so their bars do not hide
+    each other; the ticks stay at the true thread counts.
+    series: {label: [(threads, median, low, high), ...]} (None medians skipped)."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.8), dpi=110)
+    xs_all = set()
+    mid = (len(series) - 1) / 2
+    for i, (label, points) in enumerate(series.items()):
+        pts = [p for p in points if p[1] is not None]
+        if not pts:
+            continue
+        xs_all.update(p[0] for p in pts)
+        xs = [p[0] * 2 ** ((i - mid) * DODGE) for p in pts]
+        ys = [p[1] for p in pts]
+        err = [[y - p[2] for y, p in zip(ys, pts)], [p[3] - y for y, p in zip(ys, pts)]]
+        ax.errorbar(xs, ys, yerr=err, marker="o", markersize=4, capsize=3, label=label)
+    ax.set_xscale("log", base=2)
+    ticks = sorted(xs_all)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([str(t) for t in ticks])
+    ax.minorticks_off()
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=11)
+    ax.grid(True, alpha=0.3)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=9)
+    if note:
+        fig.text(0.01, 0.01, note, fontsize=7, color="0.4")
+    fig.tight_layout(rect=(0, 0.03 if note else 0, 1, 1))
+    try:
+        fig.savefig(path)
+    except OSError as e:
+        raise ToolError(f"cannot write {path}: {e.strerror}") from None
+    finally:
+        plt.close(fig)
+    return path

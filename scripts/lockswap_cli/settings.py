@@ -1,0 +1,145 @@
+"""From flags to the environment of a measured program.
+
+Every library setting the CLI passes on is a LOCKSWAP_<NAME> variable that
+the library lists (lockswap_describe) and that lockswap_check_option accepts;
+all of them are checked before anything runs.  Settings come from, later
+winning: LOCKSWAP_* variables the CLI inherited, --set NAME=VALUE, the
+dedicated flags (--spin, --bypass, --stats, --verbose), and the backend
+(-b NAME, or -b NAME,VAR=VALUE,... for a variant with its own settings).
+"""
+import os
+import shutil
+
+from .errors import UsageError
+from .library import PREFIX
+
+# Dedicated flags: (flag, option NAME, metavar, help).  Options the library
+# gains later need no flag: --set covers them.
+FLAGS = (
+    ("--spin", "SPIN", "N", "polls before a waiter parks (LOCKSWAP_SPIN)"),
+    ("--bypass", "BYPASS", "B", "capacitor platoon size (LOCKSWAP_BYPASS)"),
+)
+RUN_FLAGS = (
+    ("--stats", "STATS", "MODE", "lock statistics mode (LOCKSWAP_STATS)"),
+)
+
+
+def add_option_flags(parser, run=False):
+    g = parser.add_argument_group(
+        "library options", "Each becomes a LOCKSWAP_* variable of the program, checked by\n"
+        "the library before anything runs; `lockswap list` shows them all.")
+    for flag, name, metavar, text in FLAGS + (RUN_FLAGS if run else ()):
+        g.add_argument(flag, metavar=metavar, dest="opt_" + name.lower(), help=text)
+    if run:
+        g.add_argument("--verbose", action="store_true",
+                       help="the library prints its effective configuration to stderr "
+                            "at start-up (LOCKSWAP_VERBOSE=on)")
+    g.add_argument("--set", metavar="NAME=VALUE", action="append", default=[],
+                   help="any option the library lists; NAME with or without the "
+                        "LOCKSWAP_ prefix; repeatable")
+
+
+def var_name(name):
+    name = name.strip().upper()
+    return name if name.startswith(PREFIX) else PREFIX + name
+
+
+def parse_assignment(text, where):
+    name, eq, value = text.partition("=")
+    if not eq or not name.strip():
+        raise UsageError(f"{where} {text!r}: expected NAME=VALUE")
+    return var_name(name), value
+
+
+def common_settings(args, inherited):
+    """{VAR: (value, origin)} from the environment, --set and the flags."""
+    out = {var: (value, "inherited from the environment") for var, value in inherited.items()}
+    for text in args.set:
+        var, value = parse_assignment(text, "--set")
+        out[var] = (value, f"--set {text}")
+    for flag, name, _, _ in FLAGS + RUN_FLAGS:
+        value = getattr(args, "opt_" + name.lower(), None)
+        if value is not None:
+            out[PREFIX + name] = (value, f"{flag} {value}")
+    if getattr(args, "verbose", False):
+        out[PREFIX + "VERBOSE"] = ("on", "--verbose")
+    return out
+
+
+class Variant:
+    """One -b argument: a label (as typed) and its own settings."""
+
+    def __init__(self, text):
+        parts = text.split(",")
+        self.label = text
+        self.backend = parts[0].strip()
+        if not self.backend:
+            raise UsageError(f"-b {text!r}: no backend name")
+        self.settings = {PREFIX + "BACKEND": (self.backend, f"-b {text}")}
+        for part in parts[1:]:
+            var, value = parse_assignment(part, f"-b {text}:")
+            self.settings[var] = (value, f"-b {text}")
+
+    def __repr__(self):
+        return f"Variant({self.label!r})"
+
+
+def parse_variants(texts):
+    if not texts:
+        raise UsageError("no backend: give -b NAME (see `lockswap list`)")
+    variants = [Variant(t) for t in texts]
+    labels = [v.label for v in variants]
+    dup = sorted({l for l in labels if labels.count(l) > 1})
+    if dup:
+        raise UsageError(f"backend given twice: {', '.join(dup)}")
+    return variants
+
+
+def check(lib, settings):
+    """Raise UsageError with the library's message for the first bad
+    setting; return {VAR: value}."""
+    for var, (value, origin) in settings.items():
+        msg = lib.check(var, value)
+        if msg:
+            if origin.startswith("inherited"):
+                msg += f" ({origin})"
+            raise UsageError(msg)
+    return {var: value for var, (value, _) in settings.items()}
+
+
+def check_variants(lib, args, variants):
+    """Check every backend with the common settings (the flags and the
+    inherited LOCKSWAP_* variables); sets each variant's .values."""
+    common = common_settings(args, args.inherited)
+    backend = common.pop(PREFIX + "BACKEND", None)
+    if backend and not backend[1].startswith("inherited"):
+        raise UsageError("choose backends with -b, not --set BACKEND=...")
+    for v in variants:
+        v.values = check(lib, {**common, **v.settings})
+    return variants
+
+
+def child_env(lib_path, values, base=None):
+    """The environment of a measured program: base (default: the CLI's own,
+    which holds no LOCKSWAP_* any more) plus the settings, with the library
+    first in LD_PRELOAD and every earlier entry kept after it."""
+    env = dict(os.environ if base is None else base)
+    env.update(values)
+    kept = [p for p in env.get("LD_PRELOAD", "").replace(" ", ":").split(":")
+            if p and p != lib_path]
+    env["LD_PRELOAD"] = ":".join([lib_path] + kept)
+    return env
+
+
+def resolve_command(cmd, env):
+    """Check that cmd[0] can be run (UsageError if not); returns cmd."""
+    if not cmd:
+        raise UsageError("no command to run: give it after `--`")
+    prog = cmd[0]
+    if "/" in prog:
+        ok = os.path.isfile(prog) and os.access(prog, os.X_OK)
+    else:
+        ok = shutil.which(prog, path=env.get("PATH", os.defpath)) is not None
+    if not ok:
+        raise UsageError(f"command not found or not executable: {prog}")
+    return cmd

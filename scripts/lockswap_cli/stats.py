@@ -1,0 +1,92 @@
+"""Medians, a bootstrap confidence interval for a ratio of medians, and the
+verdict drawn from it.
+
+Runs on a shared machine are noisy and not normally distributed (a few runs
+hit a busy neighbour), so everything is median-based, and the uncertainty of
+"median of B / median of A" comes from resampling: draw each backend's runs
+with replacement, RESAMPLES times, and take the middle 95% of the resampled
+ratios.  A verdict is given only when that interval excludes 1.0, and only
+for backends with at least MIN_RUNS good runs.
+"""
+import numpy as np
+
+RESAMPLES = 2000
+LEVEL = 0.95
+MIN_RUNS = 2
+
+NO_DIFFERENCE = "no clear difference"
+
+
+def describe(values):
+    """{n, median, min, max} of good values (None for an empty list)."""
+    if len(values) == 0:
+        return {"n": 0, "median": None, "min": None, "max": None}
+    a = np.asarray(values, dtype=float)
+    return {"n": int(a.size), "median": float(np.median(a)),
+            "min": float(a.min()), "max": float(a.max())}
+
+
+def ratio_of_medians(base, other):
+    if len(base) == 0 or len(other) == 0:
+        return None
+    mb = float(np.median(base))
+    return float(np.median(other)) / mb if mb != 0 else None
+
+
+def ratio_ci(base, other, rng, resamples=RESAMPLES, level=LEVEL):
+    """(low, high) of the bootstrap distribution of median(other)/median(base),
+    or None with fewer than MIN_RUNS values on a side or a zero baseline."""
+    base = np.asarray(base, dtype=float)
+    other = np.asarray(other, dtype=float)
+    if base.size < MIN_RUNS or other.size < MIN_RUNS:
+        return None
+    mb = np.median(base[rng.integers(0, base.size, (resamples, base.size))], axis=1)
+    mo = np.median(other[rng.integers(0, other.size, (resamples, other.size))], axis=1)
+    if np.any(mb == 0):
+        return None
+    tail = (1.0 - level) / 2 * 100
+    low, high = np.percentile(mo / mb, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def verdict(ci, lower_is_better):
+    """"faster", "slower" or NO_DIFFERENCE for a ratio interval."""
+    low, high = ci
+    if low > 1.0:
+        bigger = True
+    elif high < 1.0:
+        bigger = False
+    else:
+        return NO_DIFFERENCE
+    return "slower" if bigger == lower_is_better else "faster"
+
+
+def compare(groups, lower_is_better, seed):
+    """One summary row per backend, in the order of groups (a dict label ->
+    good values; the first is the baseline).  seed: an int or a tuple of
+    ints; each comparison draws from its own generator seeded by seed + i."""
+    seed = list(seed) if isinstance(seed, (tuple, list)) else [seed]
+    labels = list(groups)
+    base = groups[labels[0]]
+    rows = []
+    for i, label in enumerate(labels):
+        values = groups[label]
+        row = {"backend": label, **describe(values),
+               "ratio": None, "ci_low": None, "ci_high": None, "verdict": None}
+        row["ratio"] = ratio_of_medians(base, values)
+        if len(values) < MIN_RUNS:
+            row["verdict"] = f"no verdict: {len(values)} good run{'s' * (len(values) != 1)}"
+        elif i == 0:
+            row["verdict"] = "baseline"
+        elif len(base) < MIN_RUNS:
+            row["verdict"] = "no verdict: too few good baseline runs"
+        else:
+            rng = np.random.default_rng(seed + [i])
+            ci = ratio_ci(base, values, rng)
+            if ci is None:
+                row["verdict"] = "no verdict: baseline median is 0"
+            else:
+                row["ci_low"], row["ci_high"] = ci
+                row["verdict"] = verdict(ci, lower_is_better)
+        rows.append(row)
+    return rows

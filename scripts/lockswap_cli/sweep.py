@@ -1,0 +1,146 @@
+"""lockswap sweep: backends x thread counts, with tables and plots."""
+from . import measure, output
+from .errors import UsageError
+
+SUMMARY = "run a command over backends x thread counts; tables, CSV/JSON and plots"
+TAKES_COMMAND = True
+PLACEHOLDER = "{threads}"
+DESCRIPTION = """\
+For each thread count of --threads, run CMD with {threads} replaced by it,
+under every backend, --runs rounds (each round in a freshly shuffled order).
+Prints a table of medians (rows: threads, columns: backends) and the ratio
+of each backend's median to the first backend's, with its 95% bootstrap CI
+and verdict.  With --out, also writes PREFIX.csv, PREFIX.json, PREFIX.md,
+PREFIX-throughput.png (the metric against threads) and, when the runs print
+the --fairness-key in their JSON output, PREFIX-fairness.png.
+
+  lockswap sweep -b glibc -b futex --threads 1,2,4,8 --json-key throughput \\
+      --out out/sweep -- build/bench/mutexbench --threads {threads} --json
+
+Exit status: 0 if every run succeeded, 1 if any failed, 2 for a usage error
+(nothing ran)."""
+
+
+def thread_list(text):
+    import argparse
+    try:
+        counts = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        counts = []
+    if not counts or any(c < 1 for c in counts):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected thread counts like 1,2,4,8")
+    return list(dict.fromkeys(counts))
+
+
+def add_arguments(parser):
+    parser.add_argument("-b", "--backend", dest="backends", action="append", default=[],
+                        metavar="NAME[,VAR=VALUE...]",
+                        help="a backend (repeat; the first is the baseline of the ratios)")
+    parser.add_argument("--threads", type=thread_list, required=True, metavar="LIST",
+                        help="thread counts, comma separated, substituted for {threads}")
+    parser.add_argument("--fairness-key", default="min_share", metavar="KEY",
+                        help="JSON key plotted as fairness when present (default min_share)")
+    measure.add_arguments(parser, runs=3, warmup=0)
+
+
+def main(args):
+    if not args.command:
+        raise UsageError("sweep: no command to run: give it after `--`")
+    if not any(PLACEHOLDER in w for w in args.command):
+        raise UsageError(f"sweep: the command has no {PLACEHOLDER} to replace")
+    commands = {t: [w.replace(PLACEHOLDER, str(t)) for w in args.command] for t in args.threads}
+    plan = measure.prepare(args, groups=list(args.threads), commands=commands, least=1,
+                           extra_keys=[args.fairness_key])
+    runs = plan.execute()
+    grid = {t: plan.summarize(runs, t) for t in args.threads}
+    fair = fairness(plan, runs, args.fairness_key)
+    text = [plan.header("sweep"), "", tables(plan, grid, output.text_table, fair, full=False)]
+    problems = plan.failure_report(runs)
+    if problems:
+        text += ["", problems]
+    print("\n".join(text))
+    if args.out:
+        paths = write(plan, args.out, runs, grid, fair)
+        print("\nwrote:\n" + "\n".join("  " + p for p in paths))
+    return 1 if any(not r.ok for r in runs if not r.warmup) else 0
+
+
+def points(plan, runs, key=None):
+    """{label: [(threads, median, min, max)]} of the metric, or of a JSON
+    key recorded with the runs."""
+    from . import stats
+    out = {}
+    for label in plan.labels:
+        out[label] = []
+        for t in plan.groups:
+            d = stats.describe(plan.good(runs, t, label, key))
+            out[label].append((t, d["median"], d["min"], d["max"]))
+    return out
+
+
+def fairness(plan, runs, key):
+    """points() of the fairness key, or None when no run printed it."""
+    return points(plan, runs, key) if any(key in r.extras for r in runs) else None
+
+
+MARKS = {"faster": "+", "slower": "-", "no clear difference": "="}
+
+
+def ratio_cell(row, full):
+    """"1.274 [1.132, 1.528] faster" (full) or "1.274 +" (compact)."""
+    if full:
+        return (f"{output.fmt_ratio(row['ratio'])} {output.fmt_ci(row['ci_low'], row['ci_high'])}"
+                f" {row['verdict']}")
+    return f"{output.fmt_ratio(row['ratio'])} {MARKS.get(row['verdict'], '?')}"
+
+
+def tables(plan, grid, render, fair, full):
+    """The medians, ratios (and fairness) tables, rendered by `render`
+    (output.text_table or output.md_table); the ratios with their CI and
+    verdict in words when full, else with a one-character mark."""
+    labels, base = plan.labels, plan.labels[0]
+    medians = [[t] + [output.fmt_value(row["median"]) for row in grid[t]] for t in plan.groups]
+    parts = [f"median {plan.metric.label}:",
+             render(["threads"] + labels, medians, left=())]
+    if len(labels) > 1:
+        ratios = [[t] + [ratio_cell(row, full) for row in grid[t][1:]] for t in plan.groups]
+        title = (f"ratio to {base} [95% CI] verdict:" if full else
+                 f"ratio to {base} (+ faster, - slower, = no clear difference, ? no verdict;"
+                 f" 95% CIs in the --out files):")
+        parts += ["", title, render(["threads"] + labels[1:], ratios,
+                                    left=tuple(range(1, len(labels))) if full else ())]
+    if fair:
+        rows = [[t] + [output.fmt_value(fair[l][i][1]) for l in labels]
+                for i, t in enumerate(plan.groups)]
+        parts += ["", f"median {plan.args.fairness_key}:", render(["threads"] + labels, rows, left=())]
+    return "\n".join(parts)
+
+
+def write(plan, prefix, runs, grid, fair):
+    from . import plot
+    key = plan.args.fairness_key
+    md = [f"# lockswap sweep: {plan.metric.describe()}", "", plan.context_md(), "",
+          tables(plan, grid, output.md_table, fair, full=True).replace(":\n|", ":\n\n|"), "",
+          plan.ratio_note()]
+    problems = plan.failure_report(runs)
+    if problems:
+        md += ["", "```", problems, "```"]
+    md += ["", "## Runs, in execution order", "",
+           output.md_table(("threads", "round", "position", "backend", "value", key, "status",
+                            "seconds"),
+                           [(r.group, r.round, r.position, r.backend, output.fmt_value(r.value),
+                             output.fmt_value(r.extras.get(key)), r.status, f"{r.seconds:.3f}")
+                            for r in runs if not r.warmup], left=(3, 6))]
+    summary = [{"threads": t, **row} for t in plan.groups for row in grid[t]]
+    paths = [output.write_text(prefix + ".md", "\n".join(md)),
+             output.write_csv(prefix + ".csv", ("threads",) + output.RUN_COLUMNS + tuple(plan.extra_keys),
+                              output.run_rows(runs, with_group=True, keys=plan.extra_keys)),
+             output.write_json(prefix + ".json", plan.to_json(runs, {"threads": plan.groups,
+                                                                     "summary": summary}))]
+    note = f"{plan.command_text()}  (median of {plan.args.runs} runs; bars: min..max)"
+    paths.append(plot.lines(prefix + "-throughput.png", points(plan, runs),
+                            f"{plan.metric.name} vs threads", plan.metric.label, note=note))
+    if fair:
+        paths.append(plot.lines(prefix + "-fairness.png", fair, f"{key} vs threads", key,
+                                note=note))
+    return paths
