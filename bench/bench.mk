@@ -19,3 +19,9 @@ $(B)/bench/mutexbench: bench/mutexbench.c
 $(B)/bench/leveldb_bench: bench/leveldb_bench.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O2 -g -Wall -o $@ $< -lleveldb -lpthread
+
+# uncontended lock+unlock cost (callgrind and timing: scripts/measure-uncontended.sh)
+all: $(B)/bench/uncontended
+$(B)/bench/uncontended: bench/uncontended.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -lpthread

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Docs group: what the README promises matches what the library says.
+#   - it starts with exactly the two commands (demo, tests);
+#   - its variables table lists every option of the library's table, with
+#     the library's default, and nothing the library does not know;
+#   - every backend family the library lists is in the backends table;
+#   - every docs/ file the README links to exists.
+set -u
+. "$(dirname "$0")/../lib.sh"
+readme=$ROOT/README.md
+
+first=$(grep -m2 -E '^make (demo|check)' "$readme" | awk '{print $1, $2}' | tr '\n' ',')
+[ "$first" = "make demo,make check," ] && ok "README starts with 'make demo' and 'make check'" ||
+	fail "README's first commands are '$first'"
+
+desc=$(env -u LD_PRELOAD /usr/bin/python3 - "$LIB" <<'PY'
+import ctypes, json, os, sys
+for k in [k for k in os.environ if k.startswith("LOCKSWAP_")]:
+    del os.environ[k]
+lib = ctypes.CDLL(sys.argv[1])
+n = lib.lockswap_describe(None, 0)
+buf = ctypes.create_string_buffer(n + 1)
+lib.lockswap_describe(buf, n + 1)
+d = json.loads(buf.value.decode())
+for o in d["options"]:
+    print("option", o["name"], o["default"] or "(none)")
+for b in d["backends"]:
+    print("backend", b["name"].split(":")[0])
+PY
+)
+table=$(sed -n '/options-table:begin/,/options-table:end/p' "$readme")
+while read -r kind name def; do
+	[ "$kind" = option ] || continue
+	row=$(echo "$table" | grep -F "| \`$name\` |")
+	if [ -z "$row" ]; then
+		fail "README variables table lacks $name"
+	elif ! echo "$row" | grep -qF -e "| \`$def\` |" -e "| $def |"; then
+		fail "README gives $name a default other than the library's '$def': $row"
+	else
+		ok "README documents $name (default $def)"
+	fi
+done <<<"$desc"
+for name in $(echo "$table" | grep -oE '^\| `LOCKSWAP_[A-Z_]+`' | tr -d '|` '); do
+	echo "$desc" | grep -q "^option $name " || fail "README documents $name, which the library does not know"
+done
+for fam in $(echo "$desc" | awk '$1 == "backend" {print $2}' | sort -u); do
+	grep -qE "^\| \`$fam(:INNER)?\`" "$readme" || grep -qE "^\| .*\`$fam\`" "$readme" &&
+		ok "README lists backend $fam" || fail "README's backend table lacks $fam"
+done
+for doc in $(grep -oE '\(docs/[^)]+\)' "$readme" | tr -d '()' | sort -u); do
+	[ -f "$ROOT/$doc" ] && ok "README link $doc exists" || fail "README links to missing $doc"
+done
+finish docs
