@@ -1,0 +1,45 @@
+/* bcs, bcs-wf: mutex whose contended lock/unlock requests are Batched
+ * Critical Sections, lock-free or wait-free submit (core/bcslock.h). */
+#include "backend.h"
+
+#include "../core/bcslock.h"
+
+_Static_assert(sizeof(struct ls_bcslock) <= LS_LOCK_STATE_BYTES, "state fits");
+
+static int bcs_lock(void *s) { return ls_bcslock_lock(s); }
+static int bcs_trylock(void *s) { return ls_bcslock_trylock(s); }
+static int bcs_timedlock(void *s, clockid_t c, const struct timespec *t)
+{
+	return ls_bcslock_timedlock(s, c, t);
+}
+static void bcs_unlock(void *s) { ls_bcslock_unlock(s); }
+static bool bcs_is_locked(void *s) { return ls_bcslock_is_locked(s); }
+
+static int bcs_wf_lock(void *s) { return ls_bcslock_wf_lock(s); }
+static int bcs_wf_timedlock(void *s, clockid_t c, const struct timespec *t)
+{
+	return ls_bcslock_wf_timedlock(s, c, t);
+}
+static void bcs_wf_unlock(void *s) { ls_bcslock_wf_unlock(s); }
+
+const struct ls_lock_ops ls_backend_bcs = {
+	.name = "bcs",
+	.about = "batched critical sections (lock-free submit): FIFO hand-off once queued, barging only while no waiter is queued; spins LOCKSWAP_SPIN polls then parks",
+	.state_size = sizeof(struct ls_bcslock),
+	.lock = bcs_lock,
+	.trylock = bcs_trylock,
+	.timedlock = bcs_timedlock,
+	.unlock = bcs_unlock,
+	.is_locked = bcs_is_locked,
+};
+
+const struct ls_lock_ops ls_backend_bcs_wf = {
+	.name = "bcs-wf",
+	.about = "batched critical sections (wait-free submit, sentinel hand-off): FIFO hand-off once queued, barging only while no waiter is queued; spins LOCKSWAP_SPIN polls then parks",
+	.state_size = sizeof(struct ls_bcslock),
+	.lock = bcs_wf_lock,
+	.trylock = bcs_trylock,
+	.timedlock = bcs_wf_timedlock,
+	.unlock = bcs_wf_unlock,
+	.is_locked = bcs_is_locked,
+};
