@@ -156,22 +156,30 @@ double run_threads(int n, F body) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-// Fills are single-threaded, as in db_bench, and start from an empty DB.
+// Fills start from an empty DB.  fillseq is single-threaded (its keys are in
+// order); fillrandom runs --threads writers, each putting num/threads random
+// keys: concurrent writers meet in LevelDB's writer queue (DBImpl::Write, a
+// mutex and a condvar per writer), its most lock-heavy path.
 Result fill(const std::string& name, bool random) {
     open_db(true);
-    Result r{name, {0}};
-    leveldb::Status st;
-    r.seconds = run_threads(1, [&](int) {
-        Rng rng(7);
+    int n = random ? cfg.threads : 1;
+    long per_thread = std::max(1L, cfg.num / n);
+    Result r{name, std::vector<uint64_t>((size_t)n, 0)};
+    std::vector<leveldb::Status> status((size_t)n);
+    r.seconds = run_threads(n, [&](int t) {
+        Rng rng(7 + (uint64_t)t);
         Key key;
         leveldb::WriteOptions wo;
-        for (long i = 0; i < cfg.num && st.ok(); i++) {
+        leveldb::Status& st = status[(size_t)t];
+        long i = 0;
+        for (; i < per_thread && st.ok(); i++) {
             long k = random ? (long)(rng.next() % (uint64_t)cfg.num) : i;
-            st = db->Put(wo, key.make(k), value_at((uint64_t)i));
+            st = db->Put(wo, key.make(k), value_at((uint64_t)(t * per_thread + i)));
         }
-        r.ops[0] = (uint64_t)cfg.num;
+        r.ops[(size_t)t] = (uint64_t)i;
     });
-    check(st, name.c_str());
+    for (auto& s : status)
+        check(s, name.c_str());
     db_filled = true;
     return r;
 }
@@ -298,7 +306,8 @@ void usage() {
         "usage: leveldb_bench [options]   (run under LD_PRELOAD=liblockswap.so)\n"
         "  --benchmarks LIST  comma list of fillseq,fillrandom,readrandom,readwhilewriting\n"
         "                     run in order (default: all four)\n"
-        "  --threads N        reader threads for read workloads (default 1; fills use 1)\n"
+        "  --threads N        reader threads for read workloads, writer threads for\n"
+        "                     fillrandom (default 1; fillseq always uses 1)\n"
         "  --num N            keys (default 100000)\n"
         "  --reads N          reads per reader thread (default num / threads)\n"
         "  --value-size N     value bytes (default 100)\n"

@@ -16,7 +16,7 @@ export TSAN_OPTIONS="die_after_fork=0 ${TSAN_OPTIONS:-}"
 for bin in "${bins[@]}"; do
 	name=$(basename "$bin")
 	log=$LOGS/unit-${SAN:-plain}-$name.log
-	timeout 600 "${run[@]}" "$bin" >"$log" 2>&1
+	timeout 300 "${run[@]}" "$bin" >"$log" 2>&1
 	rc=$?
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below.*/\1/p' "$log" | tail -1)
