@@ -98,7 +98,7 @@ elif kind == "leveldb":        # leveldb THREADS WORKLOAD[=all] ...
         if o["bench"] != "leveldb":
             bad("bench is %r" % o["bench"])
         fill = o["workload"].startswith("fill")
-        if o["threads"] != (1 if fill else n):
+        if o["threads"] != (1 if o["workload"] == "fillseq" else n):
             bad("%s: threads %r" % (o["workload"], o["threads"]))
         shares(o, o["threads"])
         if not (o["seconds"] > 0 and o["ops_per_sec"] > 0 and o["micros_per_op"] > 0):
