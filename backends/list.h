@@ -5,3 +5,10 @@
  */
 LS_BACKEND(ls_backend_glibc)
 LS_BACKEND(ls_backend_futex)
+LS_BACKEND(ls_backend_bcs)
+LS_BACKEND(ls_backend_bcs_wf)
+LS_BACKEND(ls_backend_tts)
+LS_BACKEND(ls_backend_ticket)
+LS_BACKEND(ls_backend_mcs)
+LS_BACKEND(ls_backend_queued)
+LS_BACKEND(ls_backend_capacitor)

@@ -23,19 +23,22 @@ buf = ctypes.create_string_buffer(n + 1)
 lib.lockswap_describe(buf, n + 1)
 d = json.loads(buf.value.decode())
 for o in d["options"]:
-    print("option", o["name"], o["default"] or "(none)")
+    rng = "%d..%d" % (o["min"], o["max"]) if o["kind"] == "uint" else "-"
+    print("option", o["name"], o["default"] or "(none)", rng)
 for b in d["backends"]:
     print("backend", b["name"].split(":")[0])
 PY
 )
 table=$(sed -n '/options-table:begin/,/options-table:end/p' "$readme")
-while read -r kind name def; do
+while read -r kind name def rng; do
 	[ "$kind" = option ] || continue
 	row=$(echo "$table" | grep -F "| \`$name\` |")
 	if [ -z "$row" ]; then
 		fail "README variables table lacks $name"
 	elif ! echo "$row" | grep -qF -e "| \`$def\` |" -e "| $def |"; then
 		fail "README gives $name a default other than the library's '$def': $row"
+	elif [ "$rng" != - ] && ! echo "$row" | grep -qF "| $rng |"; then
+		fail "README gives $name a range other than the library's $rng: $row"
 	else
 		ok "README documents $name (default $def)"
 	fi

@@ -99,16 +99,28 @@ static void *mx_worker(void *arg)
 				continue;
 		} else if (mode == 2) {
 			struct timespec t = in_ms(CLOCK_REALTIME, 10000);
-			assert_int_equal(ops->timedlock(st, CLOCK_REALTIME, &t), 0);
-		} else {
-			assert_int_equal(ops->lock(st), 0);
+			int r = ops->timedlock(st, CLOCK_REALTIME, &t);
+			if (r != 0) {
+				/* 10 s: a lost wake-up, not slowness (cmocka's asserts
+				 * must stay in the main thread). */
+				fprintf(stderr, "timedlock(10 s) = %d\n", r);
+				atomic_fetch_add(&violations, 1);
+				continue;
+			}
+		} else if (ops->lock(st) != 0) {
+			atomic_fetch_add(&violations, 1);
+			continue;
 		}
 		if (atomic_fetch_add(&inside, 1) != 0)
 			atomic_fetch_add(&violations, 1);
 		counter++;
+		for (int k = 0; k < 30; k++) /* widen the critical section */
+			ls_cpu_relax();
 		atomic_fetch_sub(&inside, 1);
 		atomic_fetch_add(&successes, 1);
 		ops->unlock(st);
+		if (i % 16 == 0) /* mix the threads on 2 cores */
+			sched_yield();
 	}
 	return NULL;
 }
@@ -378,7 +390,7 @@ static void test_select(void **state)
 
 static void test_mutex_all(void **state)
 {
-	mx_iters = 1500;
+	mx_iters = 3000;
 	for (unsigned sem = 0; sem < 2; sem++)
 		for (size_t i = 0; i < sizeof inners / sizeof inners[0]; i++) {
 			use(inners[i], sem, 3);

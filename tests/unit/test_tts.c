@@ -96,16 +96,28 @@ static void *mx_worker(void *arg)
 				continue;
 		} else if (mode == 2) {
 			struct timespec t = in_ms(CLOCK_REALTIME, 10000);
-			assert_int_equal(ops->timedlock(st, CLOCK_REALTIME, &t), 0);
-		} else {
-			assert_int_equal(ops->lock(st), 0);
+			int r = ops->timedlock(st, CLOCK_REALTIME, &t);
+			if (r != 0) {
+				/* 10 s: a lost wake-up, not slowness (cmocka's asserts
+				 * must stay in the main thread). */
+				fprintf(stderr, "timedlock(10 s) = %d\n", r);
+				atomic_fetch_add(&violations, 1);
+				continue;
+			}
+		} else if (ops->lock(st) != 0) {
+			atomic_fetch_add(&violations, 1);
+			continue;
 		}
 		if (atomic_fetch_add(&inside, 1) != 0)
 			atomic_fetch_add(&violations, 1);
 		counter++;
+		for (int k = 0; k < 30; k++) /* widen the critical section */
+			ls_cpu_relax();
 		atomic_fetch_sub(&inside, 1);
 		atomic_fetch_add(&successes, 1);
 		ops->unlock(st);
+		if (i % 16 == 0) /* mix the threads on 2 cores */
+			sched_yield();
 	}
 	return NULL;
 }
@@ -337,7 +349,7 @@ static int setup(void **state)
 {
 	ops = &ls_backend_tts;
 	sig = tts_sig;
-	mx_iters = 20000;
+	mx_iters = 40000;
 	return 0;
 }
 

@@ -1,0 +1,235 @@
+/*
+ * capacitor.h - a capacitor: a FIFO semaphore of B credits that wraps any
+ * inner lock and bounds how many later arrivals can overtake a thread.
+ *
+ * Source: D. Dice and A. Kogan, "Capacitors" (shared/seeds/003): arrive =
+ * take the semaphore, acquire the inner lock, critical section, release the
+ * inner lock, depart.  Departures are tallied; the B-th departure of a
+ * platoon re-opens the semaphore for the next B arrivals, in arrival order.
+ * A thread is overtaken by at most B-1 later arrivals (its platoon mates).
+ *
+ * State: 8 bytes of capacitor word + the inner lock's state (<= 8 bytes)
+ * right after it (backends/capacitor.c).  The word (all-zero = open, no
+ * one inside; platoon 0 admits tickets 0..B-1):
+ *   bits  0..15  base            first ticket of the admitted platoon:
+ *                                ticket t is admitted iff t < base + B,
+ *                                compared as a signed 16-bit difference
+ *   bits 16..31  depart          departures so far in this platoon (< B)
+ *   bit  32      LS_CAP_HOLDER   the holder came through the semaphore and
+ *                                must depart (set/cleared by the holder)
+ *   bit  33      LS_CAP_WAITERS  someone sleeps on the low half (ticket sem)
+ *   bits 40..47  epoch           low 8 bits of ls_fork_epoch
+ *   bits 48..63  ticket          next arrival ticket (carry falls off)
+ * The low half (base, depart) is the ticket semaphore's futex word: it
+ * changes whenever a platoon opens, and can only come back to a value a
+ * sleeper saw after 65536/B platoon openings in the few instructions
+ * between its read and its futex wait.
+ * B (LOCKSWAP_BYPASS) is at most 16384, and at most 16383 threads may wait
+ * on one capacitor at once (16-bit tickets, signed comparison).
+ *
+ * Semaphores (LOCKSWAP_CAPACITOR_SEM):
+ *   ticket  the text's simple semaphore: spin LOCKSWAP_SPIN polls on base,
+ *           then sleep on the word's low half; a platoon change wakes all
+ *           sleepers (the next platoon, and the later ones, who re-sleep).
+ *   twa     the TWA semaphore: spin only when in the next platoon, sleep on
+ *           the waiting-array bucket of (capacitor, ticket); a platoon
+ *           change wakes exactly the buckets of the tickets it admits.
+ * Modes:
+ *   always     every lock goes through the semaphore (the bound holds)
+ *   contended  try the inner lock first; only a thread that finds it held
+ *              goes through the semaphore (no bound for trylock winners)
+ *   LOCKSWAP_CAPACITOR_SKIP (per mille): fractional bypass, a thread skips
+ *              the semaphore with that probability (statistical fairness).
+ * trylock: the semaphore must admit at once (CAS), then the inner trylock;
+ *   on failure the credit is given back by departing.
+ * timedlock: a timeout in the inner lock departs normally.  A timeout in
+ *   the semaphore takes the ticket back if it is the last one; otherwise it
+ *   departs at once "on credit": the exact platoon accounting of every
+ *   other thread is kept, but the current platoon closes one departure
+ *   early, so until the abandoned ticket's own platoon opens, one extra
+ *   member of the next platoon can overlap (the bound weakens to 2B-1 for
+ *   the threads inside then).  Documented limit.
+ *
+ * fork: members and waiters other than the forking thread are dead in a
+ * child and would never depart.  Before taking a ticket a thread compares
+ * the epoch; on a mismatch it resets the word (one CAS) to a fresh platoon
+ * that holds only the current holder if LS_CAP_HOLDER is set.
+ *
+ * Memory order: the semaphore does not protect data (the inner lock does),
+ * so its accesses are relaxed, except where a wait/wake pairs: the TWA
+ * re-check and the platoon-opening CAS are seq_cst (core/twa.h's
+ * protocol), and WAITERS is set and cleared by RMWs on the word the ticket
+ * semaphore sleeps on (one modification order, no lost wake).  HOLDER is
+ * touched only by the inner lock's holder: relaxed, ordered by the inner
+ * lock.
+ */
+#ifndef LS_CORE_CAPACITOR_H
+#define LS_CORE_CAPACITOR_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "../backends/backend.h"
+#include "thread.h"
+
+#define LS_CAP_BASE_SHIFT 0
+#define LS_CAP_DEPART_SHIFT 16
+#define LS_CAP_DEPART_ONE (1ull << LS_CAP_DEPART_SHIFT)
+#define LS_CAP_HOLDER (1ull << 32)
+#define LS_CAP_WAITERS (1ull << 33)
+#define LS_CAP_EPOCH_SHIFT 40
+#define LS_CAP_EPOCH_MASK (0xffull << LS_CAP_EPOCH_SHIFT)
+#define LS_CAP_TICKET_SHIFT 48
+#define LS_CAP_TICKET_ONE (1ull << LS_CAP_TICKET_SHIFT)
+#define LS_CAP_MAX_BYPASS 16384u
+
+enum { LS_CAP_SEM_TICKET = 0, LS_CAP_SEM_TWA = 1 };
+enum { LS_CAP_MODE_ALWAYS = 0, LS_CAP_MODE_CONTENDED = 1 };
+
+/* Option targets (interpose/options.def). */
+extern _Atomic unsigned ls_capacitor_bypass; /* LOCKSWAP_BYPASS: B */
+extern _Atomic unsigned ls_capacitor_sem;    /* LOCKSWAP_CAPACITOR_SEM */
+extern _Atomic unsigned ls_capacitor_skip;   /* LOCKSWAP_CAPACITOR_SKIP, per mille */
+extern _Atomic unsigned ls_capacitor_mode;   /* LOCKSWAP_CAPACITOR_MODE */
+
+/* Test hook: called with the ticket each time a thread arrives at the
+ * semaphore (NULL in production: one relaxed load per arrival). */
+typedef void (*ls_capacitor_trace_fn)(const void *cap, uint32_t ticket);
+extern _Atomic(ls_capacitor_trace_fn) ls_capacitor_trace;
+
+struct ls_capacitor {
+	_Atomic uint64_t word;
+};
+
+/* Slow paths (core/capacitor.c). */
+void ls_capacitor_renew(struct ls_capacitor *c);
+int ls_capacitor_take_slow(struct ls_capacitor *c, uint16_t t, unsigned b, clockid_t clock,
+                           const struct timespec *abstime);
+void ls_capacitor_open_platoon(struct ls_capacitor *c, uint64_t w, unsigned b);
+bool ls_capacitor_skip_draw(unsigned per_mille);
+
+/* The inner lock is an ls_lock_ops (any non-wrapper backend); its state
+ * is `inner`. */
+int ls_capacitor_trylock(struct ls_capacitor *c, const struct ls_lock_ops *in, void *inner);
+int ls_capacitor_timedlock(struct ls_capacitor *c, const struct ls_lock_ops *in, void *inner,
+                           clockid_t clock, const struct timespec *abstime);
+
+static inline unsigned ls_capacitor_b(void)
+{
+	unsigned b = atomic_load_explicit(&ls_capacitor_bypass, memory_order_relaxed);
+	return b == 0 ? 1 : b > LS_CAP_MAX_BYPASS ? LS_CAP_MAX_BYPASS : b;
+}
+
+static inline uint16_t ls_capacitor_ticket_of(uint64_t w)
+{
+	return (uint16_t)(w >> LS_CAP_TICKET_SHIFT);
+}
+static inline uint16_t ls_capacitor_base_of(uint64_t w)
+{
+	return (uint16_t)(w >> LS_CAP_BASE_SHIFT);
+}
+static inline uint32_t ls_capacitor_depart_of(uint64_t w)
+{
+	return (uint32_t)((w >> LS_CAP_DEPART_SHIFT) & 0xffffu);
+}
+static inline uint32_t ls_capacitor_epoch_of(uint64_t w)
+{
+	return (uint32_t)((w & LS_CAP_EPOCH_MASK) >> LS_CAP_EPOCH_SHIFT);
+}
+static inline uint32_t ls_capacitor_epoch_now(void)
+{
+	return atomic_load_explicit(&ls_fork_epoch, memory_order_relaxed) & 0xffu;
+}
+
+/* t < base + B, in 16-bit wrapping arithmetic.  Monotone: once base has
+ * moved past a ticket (which credit departures can do before the ticket's
+ * owner looks), the ticket stays admitted. */
+static inline bool ls_capacitor_admitted(uint64_t w, uint16_t t, unsigned b)
+{
+	return (int16_t)(uint16_t)(t - ls_capacitor_base_of(w) - b) < 0;
+}
+
+static inline void ls_capacitor_traced(struct ls_capacitor *c, uint16_t t)
+{
+	ls_capacitor_trace_fn f = atomic_load_explicit(&ls_capacitor_trace, memory_order_relaxed);
+	if (f)
+		f(c, t);
+}
+
+/* Arrive: take a ticket and wait until its platoon is admitted.  Returns 0
+ * or ETIMEDOUT (the ticket then given back, see above). */
+static inline int ls_capacitor_arrive(struct ls_capacitor *c, clockid_t clock,
+                                      const struct timespec *abstime)
+{
+	if (ls_capacitor_epoch_of(atomic_load_explicit(&c->word, memory_order_relaxed)) !=
+	    ls_capacitor_epoch_now())
+		ls_capacitor_renew(c);
+	unsigned b = ls_capacitor_b();
+	/* relaxed: the semaphore orders no data (the inner lock does). */
+	uint64_t w = atomic_fetch_add_explicit(&c->word, LS_CAP_TICKET_ONE, memory_order_relaxed);
+	uint16_t t = ls_capacitor_ticket_of(w);
+	ls_capacitor_traced(c, t);
+	if (ls_capacitor_admitted(w, t, b))
+		return 0;
+	return ls_capacitor_take_slow(c, t, b, clock, abstime);
+}
+
+/* One departure; the one that completes a platoon opens the next. */
+static inline void ls_capacitor_depart(struct ls_capacitor *c)
+{
+	unsigned b = ls_capacitor_b();
+	uint64_t w = atomic_fetch_add_explicit(&c->word, LS_CAP_DEPART_ONE, memory_order_relaxed);
+	if (ls_capacitor_depart_of(w) + 1 == b)
+		ls_capacitor_open_platoon(c, w + LS_CAP_DEPART_ONE, b);
+}
+
+static inline bool ls_capacitor_contended_mode(void)
+{
+	return atomic_load_explicit(&ls_capacitor_mode, memory_order_relaxed) ==
+	       LS_CAP_MODE_CONTENDED;
+}
+
+/* Fractional bypass: true with probability LOCKSWAP_CAPACITOR_SKIP/1000. */
+static inline bool ls_capacitor_skip_now(void)
+{
+	unsigned p = atomic_load_explicit(&ls_capacitor_skip, memory_order_relaxed);
+	return p && ls_capacitor_skip_draw(p);
+}
+
+static inline void ls_capacitor_mark_holder(struct ls_capacitor *c)
+{
+	/* relaxed: only the inner lock's holder touches this bit; the inner
+	 * lock orders the set/clear of successive holders. */
+	atomic_fetch_or_explicit(&c->word, LS_CAP_HOLDER, memory_order_relaxed);
+}
+
+static inline int ls_capacitor_lock(struct ls_capacitor *c, const struct ls_lock_ops *in,
+                                    void *inner)
+{
+	if (ls_capacitor_contended_mode()) {
+		if (in->trylock(inner) == 0)
+			return 0;
+	} else if (ls_capacitor_skip_now()) {
+		return in->lock(inner);
+	}
+	ls_capacitor_arrive(c, CLOCK_MONOTONIC, NULL);
+	in->lock(inner);
+	ls_capacitor_mark_holder(c);
+	return 0;
+}
+
+static inline void ls_capacitor_unlock(struct ls_capacitor *c, const struct ls_lock_ops *in,
+                                       void *inner)
+{
+	if (!(atomic_load_explicit(&c->word, memory_order_relaxed) & LS_CAP_HOLDER)) {
+		in->unlock(inner);
+		return;
+	}
+	atomic_fetch_and_explicit(&c->word, ~LS_CAP_HOLDER, memory_order_relaxed);
+	in->unlock(inner);
+	ls_capacitor_depart(c);
+}
+
+#endif

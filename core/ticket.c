@@ -1,0 +1,167 @@
+#include "ticket.h"
+
+#include "spin.h"
+#include "timespec.h"
+#include "twa.h"
+
+static uint64_t with_epoch(uint64_t w, uint32_t e)
+{
+	return (w & ~LS_TICKET_EPOCH_MASK) | ((uint64_t)e << LS_TICKET_EPOCH_SHIFT);
+}
+
+/* Bring a word from an older fork epoch into this one (see ticket.h). */
+static void renew(struct ls_ticket *l)
+{
+	uint32_t e = ls_ticket_epoch_now();
+	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	while (ls_ticket_epoch_of(w) != e) {
+		uint64_t g = ls_ticket_grant(w);
+		uint64_t n = ls_ticket_next(w) == g ? g : (uint16_t)(g + 1);
+		uint64_t nw = g | (n << LS_TICKET_NEXT_SHIFT) | ((uint64_t)e << LS_TICKET_EPOCH_SHIFT);
+		if (atomic_compare_exchange_weak_explicit(&l->word, &w, nw, memory_order_relaxed,
+		                                          memory_order_relaxed))
+			return;
+	}
+}
+
+int ls_ticket_trylock(struct ls_ticket *l)
+{
+	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	uint32_t e = ls_ticket_epoch_now();
+	while (ls_ticket_next(w) == ls_ticket_grant(w)) {
+		/* Free: the queue is empty, so stamping the epoch loses nothing. */
+		uint64_t nw = with_epoch(w, e) + LS_TICKET_NEXT_ONE;
+		/* acquire: pairs with the release CAS in unlock. */
+		if (atomic_compare_exchange_weak_explicit(&l->word, &w, nw, memory_order_acquire,
+		                                          memory_order_relaxed))
+			return 0;
+	}
+	return EBUSY;
+}
+
+/* Try to give up ticket t after a timeout.  Returns 0 if t was granted
+ * meanwhile (we hold the lock), ETIMEDOUT once t is taken back or marked
+ * abandoned, EAGAIN if t is too far from the head to be marked yet. */
+static int abandon(struct ls_ticket *l, uint16_t t)
+{
+	/* acquire: if grant already reached t, we take over the lock. */
+	uint64_t w = atomic_load_explicit(&l->word, memory_order_acquire);
+	for (;;) {
+		uint16_t g = ls_ticket_grant(w), n = ls_ticket_next(w);
+		uint64_t nw;
+		if (g == t)
+			return 0;
+		if ((uint16_t)(t + 1) == n) {
+			/* Last ticket: take it back. */
+			nw = (w & ~(0xffffull << LS_TICKET_NEXT_SHIFT)) |
+			     ((uint64_t)t << LS_TICKET_NEXT_SHIFT);
+		} else {
+			uint16_t d = (uint16_t)(t - g); /* >= 1: t is behind the holder */
+			if (d > LS_TICKET_ABANDON_BITS)
+				return EAGAIN;
+			nw = w | (1ull << (LS_TICKET_ABANDON_SHIFT + d - 1));
+		}
+		/* acquire on failure: if grant reached t we now own the lock, and
+		 * the holder's release must be visible. */
+		if (atomic_compare_exchange_weak_explicit(&l->word, &w, nw, memory_order_acquire,
+		                                          memory_order_acquire))
+			return ETIMEDOUT;
+	}
+}
+
+/* A monotonic deadline 1 ms from now, for re-trying a deferred abandon. */
+static struct timespec soon(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += 1000000;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
+int ls_ticket_wait_slow(struct ls_ticket *l, uint16_t t, clockid_t clock,
+                        const struct timespec *abstime)
+{
+	/* Bounded spin: LOCKSWAP_SPIN polls of grant.  acquire: pairs with the
+	 * release CAS of the unlock that grants t. */
+	for (unsigned i = ls_spin_bound(); i; i--) {
+		if (ls_ticket_grant(atomic_load_explicit(&l->word, memory_order_acquire)) == t)
+			return 0;
+		ls_cpu_relax();
+	}
+	struct ls_twa_bucket *b = ls_twa_bucket(l, t);
+	bool expired = false;
+	struct timespec retry;
+	for (;;) {
+		uint32_t seq = ls_twa_enter(b);
+		/* seq_cst: the waiting array's protocol (core/twa.h); also
+		 * acquire, pairing with the release CAS of unlock. */
+		if (ls_ticket_grant(atomic_load_explicit(&l->word, memory_order_seq_cst)) == t) {
+			ls_twa_leave(b);
+			return 0;
+		}
+		if (expired) {
+			int r = abandon(l, t);
+			if (r != EAGAIN) {
+				ls_twa_leave(b);
+				return r;
+			}
+			retry = soon();
+			ls_twa_park(b, seq, CLOCK_MONOTONIC, &retry);
+		} else if (ls_twa_park(b, seq, clock, abstime) == ETIMEDOUT) {
+			expired = true;
+		}
+		ls_twa_leave(b);
+	}
+}
+
+int ls_ticket_lock_slow(struct ls_ticket *l, clockid_t clock, const struct timespec *abstime)
+{
+	if (abstime && ls_timespec_negative(abstime))
+		return ls_ticket_trylock(l) == 0 ? 0 : ETIMEDOUT;
+	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	if (ls_ticket_epoch_of(w) != ls_ticket_epoch_now())
+		renew(l);
+	/* acquire: pairs with the release CAS in unlock. */
+	w = atomic_fetch_add_explicit(&l->word, LS_TICKET_NEXT_ONE, memory_order_acquire);
+	if (ls_ticket_next(w) == ls_ticket_grant(w))
+		return 0;
+	return ls_ticket_wait_slow(l, ls_ticket_next(w), clock, abstime);
+}
+
+void ls_ticket_unlock_slow(struct ls_ticket *l, uint64_t w)
+{
+	uint32_t e = ls_ticket_epoch_now();
+	uint64_t nw;
+	uint16_t g;
+	do {
+		g = ls_ticket_grant(w);
+		uint16_t n = ls_ticket_next(w);
+		if (ls_ticket_epoch_of(w) != e) {
+			/* Held since before a fork by this (the forking) thread:
+			 * every waiter is a dead parent thread.  Release to free. */
+			g = (uint16_t)(g + 1);
+			nw = g | ((uint64_t)g << LS_TICKET_NEXT_SHIFT) |
+			     ((uint64_t)e << LS_TICKET_EPOCH_SHIFT);
+			continue;
+		}
+		/* Skip abandoned tickets; the bits stay relative to grant. */
+		uint64_t bits = (w & LS_TICKET_ABANDON_MASK) >> LS_TICKET_ABANDON_SHIFT;
+		bool skip;
+		do {
+			g = (uint16_t)(g + 1);
+			skip = (bits & 1) && g != n;
+			bits >>= 1;
+		} while (skip);
+		nw = (w & ~(LS_TICKET_GRANT_MASK | LS_TICKET_ABANDON_MASK)) | g |
+		     (bits << LS_TICKET_ABANDON_SHIFT);
+		/* seq_cst: release publishes the critical section to ticket g;
+		 * seq_cst for the waiting array's protocol (core/twa.h). */
+	} while (!atomic_compare_exchange_weak_explicit(&l->word, &w, nw, memory_order_seq_cst,
+	                                                memory_order_relaxed));
+	if (ls_ticket_next(nw) != g)
+		ls_twa_wake(ls_twa_bucket(l, g));
+}

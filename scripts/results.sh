@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# results.sh - the measurement campaign behind docs/results.md.  Every
+# comparison is one interleaved, shuffled run (lockswap ab / sweep) with
+# medians and bootstrap CIs; outputs (md, csv, json, png) go to out/results/.
+#
+#   bash scripts/results.sh [PART...]     parts: uncontended mutex long condvar
+#                                         leveldb-read leveldb-fill ab
+#   RESULTS_RUNS=3 RESULTS_SECONDS=0.3    rounds per point, seconds per run
+#   RESULTS_BACKENDS="glibc futex ..."    default: every backend listed
+# Takes about 20-30 minutes for all parts on 2 cores.
+set -eu
+cd "$(dirname "$0")/.."
+make -s all >/dev/null
+OUT=out/results
+mkdir -p "$OUT"
+RUNS=${RESULTS_RUNS:-3}
+SECS=${RESULTS_SECONDS:-0.3}
+LS=(/usr/bin/python3 scripts/lockswap)
+if [ -n "${RESULTS_BACKENDS:-}" ]; then
+	read -r -a backends <<<"$RESULTS_BACKENDS"
+else
+	mapfile -t backends < <("${LS[@]}" list --names)
+fi
+bflags=()
+for b in "${backends[@]}"; do bflags+=(-b "$b"); done
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(uncontended mutex long condvar leveldb-read leveldb-fill ab)
+MB=build/bench/mutexbench
+LB=build/bench/leveldb_bench
+sweep() { # name threads key -- cmd
+	local name=$1 threads=$2 key=$3
+	shift 4
+	echo "== $name" >&2
+	"${LS[@]}" sweep "${bflags[@]}" --threads "$threads" --runs "$RUNS" --json-key "$key" \
+		--extra-key min_share --extra-key max_share --out "$OUT/$name" -q -- "$@" | tee "$OUT/$name.txt"
+}
+for part in "${parts[@]}"; do
+	case $part in
+	uncontended)
+		RUNS=7 scripts/measure-uncontended.sh "${backends[@]}" | tee "$OUT/uncontended.txt" ;;
+	mutex)
+		sweep mutex-short 1,2,4,8,16,32,64 throughput -- \
+			$MB --threads {threads} --seconds "$SECS" --cs-work 10 --ncs-work 10 --json ;;
+	long)
+		sweep mutex-long 1,2,4,8,16,32,64 throughput -- \
+			$MB --threads {threads} --seconds "$SECS" --cs-work 400 --cs-lines 4 --ncs-work 400 --json ;;
+	condvar)
+		sweep condvar 2,4,8,16,32,64 throughput -- \
+			$MB --mode condvar --threads {threads} --seconds "$SECS" --json ;;
+	leveldb-read)
+		sweep leveldb-readrandom 1,2,4,8,16,32 ops_per_sec -- \
+			$LB --benchmarks readrandom --threads {threads} --num 100000 --seconds "$SECS" --json ;;
+	leveldb-fill)
+		sweep leveldb-fillrandom 1,2,4,8,16,32 ops_per_sec -- \
+			$LB --benchmarks fillrandom --threads {threads} --num 60000 --json ;;
+	ab)
+		for t in 2 8 32; do
+			echo "== ab mutexbench $t threads" >&2
+			"${LS[@]}" ab "${bflags[@]}" --runs 5 --warmup 1 --json-key throughput \
+				--extra-key min_share --extra-key max_share --out "$OUT/ab-mutex-$t" -- \
+				$MB --threads $t --seconds "$SECS" --json | tee "$OUT/ab-mutex-$t.txt"
+		done
+		echo "== ab condvar producer/consumer 8 threads" >&2
+		"${LS[@]}" ab "${bflags[@]}" --runs 5 --warmup 1 --json-key throughput --out "$OUT/ab-condvar-8" -- \
+			$MB --mode condvar --threads 8 --seconds "$SECS" --json | tee "$OUT/ab-condvar-8.txt" ;;
+	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab)" >&2; exit 2 ;;
+	esac
+done
