@@ -24,6 +24,7 @@
 #include "init.h"
 #include "mutex.h"
 #include "real.h"
+#include "stats.h"
 
 #define COND_PSHARED 1u
 #define COND_MONOTONIC 2u
@@ -59,6 +60,8 @@ LS_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *att
 		pthread_condattr_getpshared(attr, &pshared);
 		pthread_condattr_getclock(attr, &clock);
 	}
+	if (LS_STATS_ON())
+		ls_stats_cond_forget(c);
 	if (ls_backend_is_passthrough(b) || pshared == PTHREAD_PROCESS_SHARED)
 		return ls_real.cond_init ? ls_real.cond_init(c, attr) : EINVAL;
 	memset(c, 0, sizeof *c);
@@ -67,7 +70,7 @@ LS_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *att
 	return 0;
 }
 
-LS_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
+static int cond_destroy(pthread_cond_t *c)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
@@ -77,7 +80,15 @@ LS_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 	return 0;
 }
 
-LS_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+LS_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
+{
+	int r = cond_destroy(c);
+	if (LS_STATS_ON() && r == 0)
+		ls_stats_cond_forget(c);
+	return r;
+}
+
+int ls_cond_signal_direct(pthread_cond_t *c)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
@@ -86,13 +97,27 @@ LS_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 	return 0;
 }
 
-LS_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+LS_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+	if (LS_STATS_ON())
+		return ls_stats_cond_signal(c, 0);
+	return ls_cond_signal_direct(c);
+}
+
+int ls_cond_broadcast_direct(pthread_cond_t *c)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
 		return ls_real.cond_broadcast(c);
 	ls_condvar_broadcast(cv_of(c));
 	return 0;
+}
+
+LS_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
+{
+	if (LS_STATS_ON())
+		return ls_stats_cond_signal(c, 1);
+	return ls_cond_broadcast_direct(c);
 }
 
 /* Sleep with asynchronous cancellation enabled around the syscall only:
@@ -155,7 +180,7 @@ static int pshared_with_native_mutex(void)
 	return EINVAL;
 }
 
-LS_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+int ls_cond_wait_direct(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
@@ -163,8 +188,14 @@ LS_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 	return wait_common(c, m, CLOCK_REALTIME, NULL);
 }
 
-LS_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
-                                     const struct timespec *abstime)
+LS_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	if (LS_STATS_ON())
+		return ls_stats_cond_wait(c, m, LS_COND_WAIT, CLOCK_REALTIME, NULL);
+	return ls_cond_wait_direct(c, m);
+}
+
+int ls_cond_timedwait_direct(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
@@ -176,8 +207,16 @@ LS_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
 	return wait_common(c, m, clock, abstime);
 }
 
-LS_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
+LS_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
                                      const struct timespec *abstime)
+{
+	if (LS_STATS_ON())
+		return ls_stats_cond_wait(c, m, LS_COND_TIMEDWAIT, CLOCK_REALTIME, abstime);
+	return ls_cond_timedwait_direct(c, m, abstime);
+}
+
+int ls_cond_clockwait_direct(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
+                             const struct timespec *abstime)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
@@ -186,4 +225,12 @@ LS_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 	if (!ls_clock_supported(clock) || !ls_timespec_valid(abstime))
 		return EINVAL;
 	return wait_common(c, m, clock, abstime);
+}
+
+LS_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
+                                     const struct timespec *abstime)
+{
+	if (LS_STATS_ON())
+		return ls_stats_cond_wait(c, m, LS_COND_CLOCKWAIT, clock, abstime);
+	return ls_cond_clockwait_direct(c, m, clock, abstime);
 }

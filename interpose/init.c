@@ -8,6 +8,7 @@
 #include "../core/thread.h"
 #include "options.h"
 #include "real.h"
+#include "stats.h"
 #include "version.h"
 
 const struct ls_lock_ops *_Atomic ls_active_backend;
@@ -34,6 +35,7 @@ static _Atomic int record_key_state; /* 0 none, 1 creating, 2 ready */
 
 static void record_destructor(void *rec)
 {
+	ls_stats_thread_exit(rec);
 	ls_thread_release(rec);
 }
 
@@ -140,6 +142,7 @@ const struct ls_lock_ops *ls_init(void)
 static void atfork_child(void)
 {
 	ls_thread_after_fork();
+	ls_stats_after_fork();
 }
 
 __attribute__((constructor)) static void ls_constructor(void)
@@ -148,4 +151,5 @@ __attribute__((constructor)) static void ls_constructor(void)
 	/* Registered here, not in ls_init: __register_atfork may allocate, and
 	 * ls_init can run inside a preloaded allocator's own start-up. */
 	pthread_atfork(NULL, NULL, atfork_child);
+	ls_stats_constructor();
 }

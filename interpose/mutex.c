@@ -20,6 +20,7 @@
 #include "mutex.h"
 #include "mutex_layout.h"
 #include "real.h"
+#include "stats.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 
@@ -90,7 +91,7 @@ static int kind_lock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t ki
 	return acquired(x, kind, me);
 }
 
-LS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+static inline int mutex_lock(pthread_mutex_t *m)
 {
 	const struct ls_lock_ops *b = ls_active();
 	struct ls_mutex *x = ls_mutex_of(m);
@@ -98,6 +99,18 @@ LS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b)))
 		return b->lock(x->lock);
 	return kind_lock(m, b, kind);
+}
+
+int ls_mutex_lock_direct(pthread_mutex_t *m)
+{
+	return mutex_lock(m);
+}
+
+LS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	if (LS_STATS_ON())
+		return ls_stats_mutex_lock(m);
+	return mutex_lock(m);
 }
 
 static int kind_trylock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
@@ -117,7 +130,7 @@ static int kind_trylock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t
 	return acquired(x, kind, me);
 }
 
-LS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+static inline int mutex_trylock(pthread_mutex_t *m)
 {
 	const struct ls_lock_ops *b = ls_active();
 	struct ls_mutex *x = ls_mutex_of(m);
@@ -125,6 +138,18 @@ LS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b)))
 		return b->trylock(x->lock);
 	return kind_trylock(m, b, kind);
+}
+
+int ls_mutex_trylock_direct(pthread_mutex_t *m)
+{
+	return mutex_trylock(m);
+}
+
+LS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	if (LS_STATS_ON())
+		return ls_stats_mutex_trylock(m);
+	return mutex_trylock(m);
 }
 
 /* The deadline is only looked at when the call would block, as in glibc:
@@ -159,14 +184,24 @@ static int timed(pthread_mutex_t *m, clockid_t clock, const struct timespec *abs
 	return acquired(x, kind, me);
 }
 
+int ls_mutex_timed_direct(pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime,
+                          int is_clocklock)
+{
+	return timed(m, clock, abstime, is_clocklock);
+}
+
 LS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
+	if (LS_STATS_ON())
+		return ls_stats_mutex_timed(m, CLOCK_REALTIME, abstime, false);
 	return timed(m, CLOCK_REALTIME, abstime, false);
 }
 
 LS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
                                       const struct timespec *abstime)
 {
+	if (LS_STATS_ON())
+		return ls_stats_mutex_timed(m, clock, abstime, true);
 	return timed(m, clock, abstime, true);
 }
 
@@ -189,7 +224,7 @@ static int kind_unlock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t 
 	return 0;
 }
 
-LS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+static inline int mutex_unlock(pthread_mutex_t *m)
 {
 	const struct ls_lock_ops *b = ls_active();
 	struct ls_mutex *x = ls_mutex_of(m);
@@ -201,15 +236,29 @@ LS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	return kind_unlock(m, b, kind);
 }
 
+int ls_mutex_unlock_direct(pthread_mutex_t *m)
+{
+	return mutex_unlock(m);
+}
+
+LS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	if (LS_STATS_ON())
+		return ls_stats_mutex_unlock(m);
+	return mutex_unlock(m);
+}
+
 LS_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
 {
 	/* glibc validates the attributes, zeroes the object (= unlocked for
 	 * every backend) and writes __kind, which decides who serves it. */
 	ls_active();
+	if (LS_STATS_ON())
+		ls_stats_mutex_forget(m);
 	return ls_real_mutex_init(m, attr);
 }
 
-LS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+static int mutex_destroy(pthread_mutex_t *m)
 {
 	const struct ls_lock_ops *b = ls_active();
 	struct ls_mutex *x = ls_mutex_of(m);
@@ -222,6 +271,14 @@ LS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 	 * glibc, which answers EINVAL, until it is initialised again. */
 	atomic_store_explicit(&x->kind, -1, memory_order_relaxed);
 	return 0;
+}
+
+LS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+	int r = mutex_destroy(m);
+	if (LS_STATS_ON() && r == 0)
+		ls_stats_mutex_forget(m);
+	return r;
 }
 
 bool ls_mutex_is_native(pthread_mutex_t *m)

@@ -8,7 +8,6 @@
 #include "../backends/backend.h"
 #include "options_targets.h"
 
-_Atomic unsigned ls_opt_bypass = 4;
 _Atomic unsigned ls_opt_verbose;
 
 const struct ls_option ls_options[] = {

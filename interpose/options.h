@@ -19,7 +19,6 @@
 enum ls_opt_kind { LS_OPT_UINT, LS_OPT_BOOL, LS_OPT_CHOICE, LS_OPT_BACKEND, LS_OPT_TEXT };
 
 /* Targets of options that do not belong to a core/ module. */
-extern _Atomic unsigned ls_opt_bypass;
 extern _Atomic unsigned ls_opt_verbose;
 
 struct ls_option {

@@ -3,3 +3,6 @@
  * options.def.  Add the header of a new option's target here.
  */
 #include "../core/spin.h"
+#include "../core/capacitor.h"
+#include "../core/queued.h"
+#include "stats.h"

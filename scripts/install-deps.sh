@@ -2,7 +2,7 @@
 # install-deps.sh - install the Debian packages lockswap needs, only those
 # that are missing (`make deps`; `make check` and `make demo` call it).
 set -eu
-pkgs=(make gcc g++ libc6-dev libcmocka-dev libunwind-dev libleveldb-dev libjemalloc2
+pkgs=(make gcc g++ libc6-dev libcmocka-dev libunwind8 libunwind-dev libleveldb-dev libjemalloc2
       python3 python3-numpy python3-matplotlib valgrind)
 missing=()
 for p in "${pkgs[@]}"; do

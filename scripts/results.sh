@@ -32,7 +32,7 @@ sweep() { # name threads key -- cmd
 	shift 4
 	echo "== $name" >&2
 	"${LS[@]}" sweep "${bflags[@]}" --threads "$threads" --runs "$RUNS" --json-key "$key" \
-		--extra-key min_share --extra-key max_share --out "$OUT/$name" -q -- "$@" | tee "$OUT/$name.txt"
+		--extra-key min_share --extra-key max_share --timeout 120 --out "$OUT/$name" -q -- "$@" | tee "$OUT/$name.txt"
 }
 for part in "${parts[@]}"; do
 	case $part in

@@ -22,4 +22,5 @@ SUBCOMMANDS = (
     "ab",
     "sweep",
     "list",
+    "report",
 )

@@ -175,11 +175,12 @@ static void clocks_test(void)
 
 /* A waiter with a long deadline is woken by signal long before it. */
 static pthread_cond_t tc = PTHREAD_COND_INITIALIZER;
-static int tflag, tresult = -1;
+static int tflag, twaiting, tresult = -1;
 
 static void *timed_waiter(void *arg)
 {
 	pthread_mutex_lock(&bm);
+	twaiting = 1; /* still holding bm: the signaller can only see this once we wait */
 	struct timespec d = deadline_in(CLOCK_MONOTONIC, 30000);
 	while (!tflag && tresult != ETIMEDOUT)
 		tresult = pthread_cond_clockwait(&tc, &bm, CLOCK_MONOTONIC, &d);
@@ -191,8 +192,13 @@ static void timed_signal_test(void)
 {
 	pthread_t t;
 	pthread_create(&t, NULL, timed_waiter, NULL);
-	usleep(20000);
-	pthread_mutex_lock(&bm);
+	for (;;) {
+		pthread_mutex_lock(&bm);
+		if (twaiting)
+			break; /* the waiter is inside clockwait: bm was released by it */
+		pthread_mutex_unlock(&bm);
+		usleep(1000);
+	}
 	tflag = 1;
 	pthread_cond_signal(&tc);
 	pthread_mutex_unlock(&bm);

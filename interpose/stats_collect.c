@@ -1,0 +1,172 @@
+/*
+ * stats_collect.c - a snapshot of the totals: per-thread counters summed
+ * per slot (live blocks read racily, exited records, folded threads),
+ * fairness sums, and the slots ranked for the summary.
+ *
+ * Fairness of a mutex is over the threads that acquired it at least once:
+ * min and max share of acquisitions, and Jain's index
+ * J = (sum x)^2 / (n * sum x^2), 1 when every thread got the same number,
+ * 1/n when one thread got them all.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "stats_report.h"
+
+uint64_t ls_snap_thread_count(const struct ls_stats_thread *t, uint32_t slot, int k)
+{
+	if (!t->count || slot >= atomic_load_explicit(&t->hi, memory_order_relaxed))
+		return 0;
+	return atomic_load_explicit(&t->count[slot].c[k], memory_order_relaxed);
+}
+
+const struct ls_stats_exited_entry *ls_snap_exited_entry(const struct ls_stats_exited *x,
+                                                         uint32_t slot)
+{
+	uint32_t lo = 0, hi = x->n;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (x->e[mid].slot < slot)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->n && x->e[lo].slot == slot ? &x->e[lo] : NULL;
+}
+
+static void add_thread(struct ls_snap_lock *l, const uint64_t *c)
+{
+	for (int k = 0; k < LS_C_N; k++)
+		l->c[k] += c[k];
+	uint64_t a = c[LS_C_ACQ];
+	if (l->type != LS_REC_MUTEX || !a)
+		return;
+	if (!l->nthreads || a < l->share_min)
+		l->share_min = a;
+	if (a > l->share_max)
+		l->share_max = a;
+	l->share_sumsq += (double)a * (double)a;
+	l->nthreads++;
+}
+
+uint64_t ls_snap_waits(const struct ls_snap *s, uint32_t slot)
+{
+	const struct ls_snap_lock *l = &s->lock[slot];
+	if (l->type == LS_REC_COND)
+		return l->c[LS_C_WAIT];
+	return l->c[LS_C_CONTENDED] +
+	       atomic_load_explicit(&ls_stats_rec(slot)->timeouts, memory_order_relaxed);
+}
+
+double ls_stats_jain(const struct ls_snap_lock *l)
+{
+	if (!l->nthreads || l->share_sumsq <= 0)
+		return 0;
+	double sum = (double)l->c[LS_C_ACQ];
+	return sum * sum / ((double)l->nthreads * l->share_sumsq);
+}
+
+double ls_stats_percentile(const struct ls_stats_timing *t, double q)
+{
+	uint64_t h[LS_STATS_BUCKETS], total = 0;
+	for (int b = 0; b < LS_STATS_BUCKETS; b++)
+		total += h[b] = atomic_load_explicit(&t->hist[b], memory_order_relaxed);
+	if (!total)
+		return 0;
+	double want = q * (double)total, seen = 0;
+	double max = (double)atomic_load_explicit(&t->max_ns, memory_order_relaxed);
+	for (int b = 0; b < LS_STATS_BUCKETS; b++) {
+		if (!h[b] || seen + (double)h[b] < want) {
+			seen += (double)h[b];
+			continue;
+		}
+		double lo = b ? (double)(1ull << b) : 0, hi = (double)(2ull << b);
+		double v = lo + (hi - lo) * (want - seen) / (double)h[b];
+		return v > max && max > 0 ? max : v;
+	}
+	return max;
+}
+
+static int by_wait(const void *a, const void *b, void *arg)
+{
+	const struct ls_snap *s = arg;
+	const struct ls_snap_lock *x = &s->lock[*(const uint32_t *)a], *y = &s->lock[*(const uint32_t *)b];
+	if (x->est_wait_ns != y->est_wait_ns)
+		return x->est_wait_ns < y->est_wait_ns ? 1 : -1;
+	int k = x->type == LS_REC_COND ? LS_C_WAIT : LS_C_CONTENDED;
+	if (x->c[k] != y->c[k])
+		return x->c[k] < y->c[k] ? 1 : -1;
+	if (x->c[0] != y->c[0])
+		return x->c[0] < y->c[0] ? 1 : -1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+bool ls_snap_take(struct ls_snap *s)
+{
+	memset(s, 0, sizeof *s);
+	s->now_ns = ls_stats_now();
+	uint32_t n = atomic_load_explicit(&ls_stats_next_slot, memory_order_relaxed);
+	if (n > LS_STATS_MAX_SLOTS)
+		n = LS_STATS_MAX_SLOTS;
+	s->nslots = n;
+	s->map_bytes = (size_t)n * (sizeof(struct ls_snap_lock) + 2 * sizeof(uint32_t)) + 4096;
+	void *p = mmap(NULL, s->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return false;
+	s->map = p;
+	s->lock = p;
+	s->mutexes = (uint32_t *)(s->lock + n);
+	s->conds = s->mutexes + n;
+	for (uint32_t i = 1; i < n; i++)
+		s->lock[i].type = (uint8_t)(atomic_load_explicit(&ls_stats_rec(i)->key,
+		                                                 memory_order_acquire) & 3);
+	uint64_t c[LS_C_N];
+	for (struct ls_stats_thread *t = ls_stats_threads(); t; t = t->next) {
+		if (atomic_load_explicit(&t->state, memory_order_acquire) != LS_ST_LIVE)
+			continue;
+		s->threads_live++;
+		uint32_t hi = atomic_load_explicit(&t->hi, memory_order_relaxed);
+		for (uint32_t i = 1; i < hi && i < n; i++) {
+			for (int k = 0; k < LS_C_N; k++)
+				c[k] = atomic_load_explicit(&t->count[i].c[k], memory_order_relaxed);
+			add_thread(&s->lock[i], c);
+		}
+	}
+	for (struct ls_stats_exited *x = ls_stats_exited_list(); x; x = x->next) {
+		s->threads_exited++;
+		for (uint32_t j = 0; j < x->n; j++)
+			if (x->e[j].slot < n)
+				add_thread(&s->lock[x->e[j].slot], x->e[j].c);
+	}
+	for (uint32_t i = 1; i < n; i++) {
+		struct ls_snap_lock *l = &s->lock[i];
+		struct ls_stats_lock *r = ls_stats_rec(i);
+		for (int k = 0; k < LS_C_N; k++)
+			l->c[k] += atomic_load_explicit(&r->retired[k], memory_order_relaxed);
+		uint64_t samples = atomic_load_explicit(&r->wait.samples, memory_order_relaxed);
+		uint64_t waits = ls_snap_waits(s, i);
+		double total = (double)atomic_load_explicit(&r->wait.total_ns, memory_order_relaxed);
+		l->est_wait_ns = samples ? total * (double)(waits > samples ? waits : samples) / (double)samples
+		                         : 0;
+		l->active = l->type && (l->c[0] | l->c[1] | l->c[2] | l->c[3] | samples |
+		                        atomic_load_explicit(&r->hold.samples, memory_order_relaxed) |
+		                        atomic_load_explicit(&r->timeouts, memory_order_relaxed)) != 0;
+		if (!l->active)
+			continue;
+		if (l->type == LS_REC_MUTEX)
+			s->mutexes[s->nmutex++] = i;
+		else
+			s->conds[s->ncond++] = i;
+	}
+	qsort_r(s->mutexes, s->nmutex, sizeof *s->mutexes, by_wait, s);
+	qsort_r(s->conds, s->ncond, sizeof *s->conds, by_wait, s);
+	return true;
+}
+
+void ls_snap_free(struct ls_snap *s)
+{
+	if (s->map)
+		munmap(s->map, s->map_bytes);
+	s->map = NULL;
+}

@@ -1,0 +1,262 @@
+/*
+ * stats_dump.c - when the statistics are written: at exit (library
+ * destructor), and on LOCKSWAP_STATS_SIGNAL while the program runs.
+ *
+ * Signal: the handler only writes a byte to a pipe (async-signal-safe).  A
+ * helper thread blocked on the pipe does the dump.  The helper is created
+ * lazily, after the constructor, from the first lock call made by the
+ * program's own code (the main executable's text): never from inside a
+ * preloaded allocator's lock call, where creating a thread would re-enter
+ * malloc.  Until it exists, a signal stays in the pipe.  It is created with
+ * every signal blocked, so the program's signals never land on it.
+ *
+ * Files: "%p" in a path is the pid; a fork child without %p appends
+ * ".<pid>".  Each file is written to a temporary name and renamed, so a
+ * reader never sees half a dump.  Dumps are serialised; the exit dump waits
+ * for a signal dump in progress.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "init.h"
+#include "stats_report.h"
+
+_Atomic int ls_stats_helper_wanted;
+
+static int pipe_r = -1;
+static _Atomic int pipe_w = -1;
+static _Atomic int dumping;
+static _Atomic uint32_t dump_seq;
+static bool forked;
+static uintptr_t exe_lo, exe_hi;
+
+static int find_exe(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	/* The first object is the main program. */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (!exe_lo || lo < exe_lo)
+			exe_lo = lo;
+		if (hi > exe_hi)
+			exe_hi = hi;
+	}
+	return 1;
+}
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	int fd = atomic_load_explicit(&pipe_w, memory_order_relaxed);
+	if (fd >= 0) {
+		char b = (char)sig;
+		ssize_t r = write(fd, &b, 1);
+		(void)r;
+	}
+	errno = saved;
+}
+
+static bool make_pipe(void)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return false;
+	fcntl(fds[1], F_SETFL, O_NONBLOCK);
+	pipe_r = fds[0];
+	atomic_store_explicit(&pipe_w, fds[1], memory_order_release);
+	return true;
+}
+
+static void signal_setup(void)
+{
+	if (!ls_stats_cfg.signal || !make_pipe())
+		return;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(ls_stats_cfg.signal, &sa, NULL) == 0)
+		atomic_store_explicit(&ls_stats_helper_wanted, 1, memory_order_release);
+}
+
+void ls_stats_constructor(void)
+{
+	if (!LS_STATS_ON() || !ls_stats_setup())
+		return;
+	ls_stats_busy++;
+	dl_iterate_phdr(find_exe, NULL);
+	ls_stats_busy--;
+	ls_stats_unwind_warm();
+	signal_setup();
+}
+
+static void *helper_main(void *arg)
+{
+	ls_stats_busy = 1; /* everything this thread does is the profiler's */
+	char b[64];
+	for (;;) {
+		ssize_t n = read(pipe_r, b, sizeof b);
+		if (n > 0)
+			ls_stats_dump("signal");
+		else if (n == 0 || errno != EINTR)
+			return NULL;
+	}
+}
+
+void ls_stats_helper_maybe_start(uintptr_t site)
+{
+	if (site < exe_lo || site >= exe_hi)
+		return;
+	int expected = 1;
+	if (!atomic_compare_exchange_strong(&ls_stats_helper_wanted, &expected, 0))
+		return;
+	ls_stats_busy++;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_t a;
+	pthread_t th;
+	if (pthread_attr_init(&a) == 0) {
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		pthread_attr_setstacksize(&a, 256 * 1024);
+		if (pthread_create(&th, &a, helper_main, NULL) == 0)
+			pthread_setname_np(th, "lockswap-stats");
+		pthread_attr_destroy(&a);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	ls_stats_busy--;
+}
+
+/* path with %p expanded; a fork child's name gets ".<pid>" if no %p. */
+static void expand(const char *path, char *out, size_t len)
+{
+	size_t n = 0;
+	bool pid_seen = false;
+	for (const char *p = path; *p && n + 1 < len; p++) {
+		if (p[0] == '%' && p[1] == 'p') {
+			n += (size_t)snprintf(out + n, len - n, "%d", (int)getpid());
+			pid_seen = true;
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			out[n++] = '%';
+			p++;
+		} else {
+			out[n++] = *p;
+		}
+		if (n >= len)
+			n = len - 1;
+	}
+	out[n] = 0;
+	if (forked && !pid_seen)
+		snprintf(out + n, len - n, ".%d", (int)getpid());
+}
+
+static void warn_file(const char *what, const char *path)
+{
+	char line[600];
+	snprintf(line, sizeof line, "lockswap: cannot write %s %s: %s\n", what, path, strerror(errno));
+	ls_say(line);
+}
+
+enum fmt { FMT_JSON, FMT_FOLDED };
+
+static void write_file(const struct ls_snap *s, const char *pattern, enum fmt f,
+                       const char *reason, uint32_t seq)
+{
+	char path[512], tmp[560];
+	expand(pattern, path, sizeof path);
+	/* A process that used no lock (a shell or `timeout` in front of the
+	 * program, with the same environment) leaves an existing file alone. */
+	if (!s->nmutex && !s->ncond && access(path, F_OK) == 0)
+		return;
+	snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		warn_file(f == FMT_JSON ? "the statistics to" : "folded stacks to", path);
+		return;
+	}
+	static struct ls_out out; /* 16 KiB: not on the helper's stack; dumps are serialised */
+	ls_out_init(&out, fd);
+	if (f == FMT_JSON)
+		ls_stats_write_json(s, &out, reason, seq);
+	else
+		ls_stats_write_folded(s, &out);
+	bool ok = ls_out_flush(&out);
+	ok = close(fd) == 0 && ok;
+	if (!ok || rename(tmp, path) != 0) {
+		warn_file(f == FMT_JSON ? "the statistics to" : "folded stacks to", path);
+		unlink(tmp);
+	}
+}
+
+void ls_stats_dump(const char *reason)
+{
+	if (!LS_STATS_ON() || !ls_stats_setup())
+		return;
+	bool at_exit = strcmp(reason, "exit") == 0;
+	for (int tries = 0;; tries++) {
+		int expected = 0;
+		if (atomic_compare_exchange_strong(&dumping, &expected, 1))
+			break;
+		if (!at_exit || tries > 5000)
+			return;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+	ls_stats_busy++;
+	uint32_t seq = atomic_fetch_add(&dump_seq, 1) + 1;
+	struct ls_snap s;
+	if (ls_snap_take(&s)) {
+		ls_symbols_begin();
+		if (ls_stats_cfg.top && (s.nmutex || s.ncond)) {
+			static struct ls_out err;
+			ls_out_init(&err, STDERR_FILENO);
+			ls_stats_write_text(&s, &err, reason);
+			ls_out_flush(&err);
+		}
+		if (ls_stats_cfg.file[0])
+			write_file(&s, ls_stats_cfg.file, FMT_JSON, reason, seq);
+		if (ls_stats_cfg.folded[0])
+			write_file(&s, ls_stats_cfg.folded, FMT_FOLDED, reason, seq);
+		ls_symbols_end();
+		ls_snap_free(&s);
+	}
+	ls_stats_busy--;
+	atomic_store(&dumping, 0);
+}
+
+__attribute__((destructor)) static void ls_stats_at_exit(void)
+{
+	ls_stats_dump("exit");
+}
+
+void ls_stats_after_fork(void)
+{
+	if (!LS_STATS_ON() || !ls_stats_setup())
+		return;
+	forked = true;
+	ls_stats_table_reset();
+	ls_stats_stacks_reset();
+	ls_stats_thread_reset();
+	atomic_store(&dumping, 0);
+	atomic_store(&dump_seq, 0);
+	/* The parent's helper thread is not here, and its pipe is the
+	 * parent's: a new pipe, and a new helper on demand. */
+	if (pipe_r >= 0) {
+		close(pipe_r);
+		close(atomic_load(&pipe_w));
+		pipe_r = -1;
+		atomic_store(&pipe_w, -1);
+		if (make_pipe())
+			atomic_store(&ls_stats_helper_wanted, 1);
+	}
+}

@@ -1,0 +1,234 @@
+/*
+ * stats_impl.h - the data of the statistics, shared by the stats*.c files.
+ *
+ * Where each number lives, and who writes it:
+ *
+ *   per thread (struct ls_stats_thread, one mmap'ed block per live thread,
+ *   written only by its thread, read racily by the report):
+ *       count[slot] = { acquisitions, trylock failures, contended, owner
+ *       changes } for a mutex; { signals, broadcasts, waits, timeouts } for
+ *       a condvar.  The uncontended path writes nothing else but line 0 of
+ *       the lock record, and only when the holder changes (see below).
+ *   per lock (struct ls_stats_lock, one slot of a fixed mmap'ed table):
+ *       identity (written once), the last holder (written when it changes),
+ *       sampled wait/hold timings and their log2 histograms (atomic adds on
+ *       the sampled slow path), timeouts of timed mutex waits.
+ *   per exited thread (struct ls_stats_exited, bump arena): the thread's
+ *       non-zero counters, compacted at thread exit.
+ *   stacks and contention events (stats_stacks.c): lock-free
+ *       insert-only open-addressing tables.
+ *
+ * Slots: slot ids are 1.. (0 = none).  A mutex whose bytes 28..31 are free
+ * (every kind without robust/PI/PP/pshared flags, served by a backend or by
+ * glibc: glibc uses bytes 24..39 only for robust mutexes) keeps its slot id
+ * there; our condvar keeps it in struct ls_condvar.stats.  The others
+ * (robust/PI/PP/pshared mutexes, condvars served by glibc, whose bytes are
+ * all glibc's) are found in an address-keyed table.  A slot is valid for an
+ * object only while record.key == (address | type): glibc's init and the
+ * static initializers zero the id, so re-initialised memory gets a new
+ * record, and a copied object or a slot from before a fork reset does not
+ * match and gets its own.
+ */
+#ifndef LS_INTERPOSE_STATS_IMPL_H
+#define LS_INTERPOSE_STATS_IMPL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "stats.h"
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define LS_STATS_MAX_SLOTS (1u << 18) /* lock and condvar records */
+#define LS_STATS_BUCKETS 48           /* log2 ns: bucket b holds [2^b, 2^(b+1)) ns */
+#define LS_STATS_FRAMES 32            /* frames kept per stack */
+#define LS_STATS_HELD 8               /* hold-time samples open at once per thread */
+#define LS_STATS_EXITED_MAX 4096      /* exited threads kept one by one */
+#define LS_STATS_STACK_CAP (1u << 14) /* distinct stacks */
+#define LS_STATS_EVENT_CAP (1u << 16) /* distinct contention events */
+
+enum { LS_REC_MUTEX = 1, LS_REC_COND = 2 };
+
+/* Counters of one (thread, object) pair.  Mutex / condvar meaning. */
+enum { LS_C_ACQ = 0, LS_C_TRYFAIL = 1, LS_C_CONTENDED = 2, LS_C_HANDOFF = 3 };
+enum { LS_C_SIGNAL = 0, LS_C_BROADCAST = 1, LS_C_WAIT = 2, LS_C_TIMEOUT = 3 };
+#define LS_C_N 4
+struct ls_stats_count {
+	_Atomic uint64_t c[LS_C_N];
+};
+
+/* Written by one thread only: a plain load-add-store, never a locked op. */
+static inline void ls_stats_bump(_Atomic uint64_t *x)
+{
+	atomic_store_explicit(x, atomic_load_explicit(x, memory_order_relaxed) + 1,
+	                      memory_order_relaxed);
+}
+
+struct ls_stats_timing {
+	_Atomic uint64_t samples, total_ns, max_ns;
+	_Atomic uint64_t hist[LS_STATS_BUCKETS];
+};
+
+struct ls_stats_lock {
+	/* Line 0: read by every acquisition, written when the holder changes
+	 * (or a sampled waiter asks for the holder's stack). */
+	_Alignas(64) _Atomic uintptr_t key;  /* object address | LS_REC_*, 0 = unused */
+	_Atomic uint32_t holder;             /* thread serial of the last acquirer */
+	_Atomic uint32_t want_holder_stack;  /* set by a sampled waiter */
+	_Atomic uintptr_t holder_site;       /* return address of that acquisition */
+	_Atomic uint32_t holder_stack;       /* stack id published by an asked holder */
+	uint32_t pad0;
+	/* Identity, written before the key is published. */
+	uintptr_t site;   /* first use: return address into the caller */
+	int32_t kind;     /* glibc's __kind for a mutex, flags word for a condvar */
+	uint8_t glibc;    /* served by glibc (pure function of kind and backend) */
+	uint8_t pad1[3];
+	/* Rarely written. */
+	_Alignas(64) _Atomic uint64_t timeouts; /* timed mutex waits that timed out */
+	_Atomic uint32_t destroyed;
+	_Atomic uint32_t cond_mutex;  /* condvar: slot of the mutex last waited with */
+	_Atomic uint32_t cond_mixed;  /* condvar: waited with more than one mutex */
+	uint32_t pad2;
+	_Atomic uint64_t retired[LS_C_N]; /* counts of exited threads past LS_STATS_EXITED_MAX */
+	/* Sampled timings: mutex wait (contended acquisitions and timeouts)
+	 * and hold; condvar: time blocked in the wait. */
+	struct ls_stats_timing wait, hold;
+};
+
+/* ---- per thread ---- */
+enum { LS_ST_FREE = 0, LS_ST_LIVE = 1, LS_ST_EXITING = 2, LS_ST_DEAD = 3 };
+
+struct ls_stats_held {
+	void *obj;
+	uint32_t slot;
+	uint64_t t0;
+};
+
+struct ls_stats_thread {
+	struct ls_stats_count *count; /* LS_STATS_MAX_SLOTS entries, NORESERVE */
+	uint32_t serial;              /* 1.., never reused in a process */
+	int32_t tid;
+	_Atomic uint32_t state;       /* LS_ST_* */
+	_Atomic uint32_t hi;          /* 1 + highest slot counted */
+	uint32_t hold_left, wait_left, cond_left, stack_left; /* sampling countdowns */
+	uint32_t nheld;
+	uint64_t rng;
+	struct ls_stats_held held[LS_STATS_HELD];
+	struct ls_stats_thread *next;      /* list of all blocks, push-only */
+	struct ls_stats_thread *free_next; /* free list (under a futex lock) */
+	void *frames[LS_STATS_FRAMES + 16]; /* unwind buffer */
+};
+
+/* An exited thread's counters, ascending by slot. */
+struct ls_stats_exited_entry {
+	uint32_t slot;
+	uint32_t pad;
+	uint64_t c[LS_C_N];
+};
+struct ls_stats_exited {
+	struct ls_stats_exited *next;
+	uint32_t serial;
+	int32_t tid;
+	char name[16];
+	uint32_t n;
+	uint32_t pad;
+	struct ls_stats_exited_entry e[];
+};
+
+/* ---- state shared by the files ---- */
+struct ls_stats_config {
+	char file[256];   /* JSON path ("" = none) */
+	char folded[256]; /* folded stacks path ("" = none) */
+	int signal;       /* 0 = none */
+	unsigned sample;  /* 1 in N waits (1 in full mode) */
+	unsigned hold_sample; /* 1 in this many holds */
+	unsigned top;
+	unsigned mode;
+	uint64_t start_ns;      /* CLOCK_MONOTONIC at start (or fork) */
+	uint64_t start_real_ns; /* CLOCK_REALTIME at start */
+};
+extern struct ls_stats_config ls_stats_cfg;
+
+extern __thread unsigned ls_stats_busy __attribute__((tls_model("initial-exec")));
+extern __thread struct ls_stats_thread *ls_stats_me __attribute__((tls_model("initial-exec")));
+/* Set once the thread's block was retired at thread exit: lock calls made
+ * by key destructors that run after ours are served, not counted. */
+extern __thread bool ls_stats_gone __attribute__((tls_model("initial-exec")));
+
+/* stats_table.c */
+extern struct ls_stats_lock *ls_stats_recs;
+extern _Atomic uint32_t ls_stats_next_slot;
+extern _Atomic uint64_t ls_stats_untracked; /* objects refused: tables full */
+bool ls_stats_setup(void); /* idempotent; false while not ready */
+static inline struct ls_stats_lock *ls_stats_rec(uint32_t slot)
+{
+	return &ls_stats_recs[slot];
+}
+uint32_t ls_stats_slot_new(void *obj, unsigned type, int32_t kind, bool glibc, uintptr_t site);
+uint32_t ls_stats_addr_slot(void *obj, unsigned type, int32_t kind, bool glibc, uintptr_t site,
+                            bool create);
+void ls_stats_addr_forget(void *obj);
+void ls_stats_table_reset(void);
+const char *ls_stats_backend_name(void);
+
+/* stats_thread.c */
+struct ls_stats_thread *ls_stats_thread_attach(void);
+struct ls_stats_thread *ls_stats_threads(void); /* head of the all-blocks list */
+struct ls_stats_exited *ls_stats_exited_list(void);
+uint64_t ls_stats_exited_folded(void);
+uint32_t ls_stats_period(struct ls_stats_thread *t);
+/* Holds are far more frequent than waits and their two timestamps are most
+ * of the uncontended cost: 1 in LS_STATS_HOLD_FACTOR * N (full mode: all). */
+#define LS_STATS_HOLD_FACTOR 8
+uint32_t ls_stats_hold_period(struct ls_stats_thread *t);
+/* Unwinding costs more than timing: stacks for 1 in LS_STATS_STACK_FACTOR
+ * timed contended waits (full mode: all). */
+#define LS_STATS_STACK_FACTOR 4
+uint32_t ls_stats_stack_period(struct ls_stats_thread *t);
+void ls_stats_thread_reset(void);
+
+/* stats_stacks.c */
+bool ls_stats_stacks_setup(void);
+uint32_t ls_stats_stack_capture(struct ls_stats_thread *t, uintptr_t site);
+uint32_t ls_stats_stack_count(void);
+const uintptr_t *ls_stats_stack_frames(uint32_t id, uint32_t *n);
+struct ls_stats_event {
+	_Atomic uint64_t hash; /* 0 free, 1 being written, else the key's hash */
+	uint32_t slot, wstack, hstack, pad;
+	uintptr_t wsite, hsite;
+	_Atomic uint64_t count, wait_ns;
+};
+void ls_stats_event_add(uint32_t slot, uint32_t wstack, uint32_t hstack, uintptr_t wsite,
+                        uintptr_t hsite, uint64_t wait_ns);
+struct ls_stats_event *ls_stats_events(uint32_t *capacity);
+uint64_t ls_stats_events_dropped(void);
+void ls_stats_stacks_reset(void);
+
+/* stats_unwind.c */
+int ls_stats_unwind(void **frames, int max); /* 0 when no unwinder */
+void ls_stats_unwind_warm(void);
+bool ls_stats_unwind_available(void);
+bool ls_stats_own_frame(uintptr_t pc);
+bool ls_stats_profiler_frame(uintptr_t pc); /* in liblockswap or libunwind */
+
+/* time */
+static inline uint64_t ls_stats_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void ls_stats_timing_add(struct ls_stats_timing *t, uint64_t ns);
+unsigned ls_stats_bucket(uint64_t ns);
+
+/* stats_dump.c */
+void ls_stats_dump(const char *reason);
+void ls_stats_helper_maybe_start(uintptr_t site);
+extern _Atomic int ls_stats_helper_wanted;
+
+#endif

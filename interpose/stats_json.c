@@ -1,0 +1,396 @@
+/*
+ * stats_json.c - every lock and condvar as JSON (docs/stats-schema.json,
+ * schema_version LS_STATS_SCHEMA_VERSION): counters, sampled timings with
+ * their log2 histograms, per-thread shares, contention events with raw
+ * stack addresses, the symbols resolved here, and /proc/self/maps so that
+ * other tools can symbolise offline.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "mutex_layout.h"
+#include "stats_report.h"
+
+static void key_u64(struct ls_out *o, const char *k, uint64_t v)
+{
+	ls_out_printf(o, ",\"%s\":%llu", k, (unsigned long long)v);
+}
+
+static void key_num(struct ls_out *o, const char *k, double v)
+{
+	ls_out_printf(o, ",\"%s\":%.6g", k, v == v ? v : 0.0);
+}
+
+static void key_hex(struct ls_out *o, const char *k, uintptr_t v)
+{
+	ls_out_printf(o, ",\"%s\":\"0x%lx\"", k, (unsigned long)v);
+}
+
+static void key_bool(struct ls_out *o, const char *k, bool v)
+{
+	ls_out_printf(o, ",\"%s\":%s", k, v ? "true" : "false");
+}
+
+static void frame(struct ls_out *o, uintptr_t pc)
+{
+	struct ls_sym s;
+	bool named = ls_symbolize(pc, &s);
+	ls_out_printf(o, "{\"addr\":\"0x%lx\",\"symbol\":", (unsigned long)pc);
+	if (named)
+		ls_out_json_str(o, s.name);
+	else
+		ls_out_put(o, "null");
+	ls_out_put(o, ",\"object\":");
+	if (s.obj[0])
+		ls_out_json_str(o, s.obj);
+	else
+		ls_out_put(o, "null");
+	key_hex(o, "offset", s.off);
+	ls_out_put(o, "}");
+}
+
+static void timing(struct ls_out *o, const char *name, const struct ls_stats_timing *t,
+                   uint64_t events)
+{
+	uint64_t n = atomic_load_explicit(&t->samples, memory_order_relaxed);
+	uint64_t total = atomic_load_explicit(&t->total_ns, memory_order_relaxed);
+	double mean = n ? (double)total / (double)n : 0;
+	ls_out_printf(o, ",\"%s\":{\"samples\":%llu", name, (unsigned long long)n);
+	key_u64(o, "sampled_total_ns", total);
+	key_u64(o, "estimated_total_ns",
+	        (uint64_t)(n ? mean * (double)(events > n ? events : n) + 0.5 : 0));
+	key_u64(o, "max_ns", atomic_load_explicit(&t->max_ns, memory_order_relaxed));
+	key_num(o, "mean_ns", mean);
+	key_num(o, "p50_ns", ls_stats_percentile(t, 0.50));
+	key_num(o, "p99_ns", ls_stats_percentile(t, 0.99));
+	key_num(o, "p999_ns", ls_stats_percentile(t, 0.999));
+	int last = -1;
+	for (int b = 0; b < LS_STATS_BUCKETS; b++)
+		if (atomic_load_explicit(&t->hist[b], memory_order_relaxed))
+			last = b;
+	ls_out_put(o, ",\"hist\":[");
+	for (int b = 0; b <= last; b++)
+		ls_out_printf(o, b ? ",%llu" : "%llu",
+		              (unsigned long long)atomic_load_explicit(&t->hist[b], memory_order_relaxed));
+	ls_out_put(o, "]}");
+}
+
+static const char *mutex_type(int32_t kind)
+{
+	static const char *const names[] = { "normal", "recursive", "errorcheck", "adaptive" };
+	return names[kind & LS_KIND_TYPE_MASK];
+}
+
+static void mutex_flags(struct ls_out *o, int32_t kind)
+{
+	static const struct { int32_t bit; const char *name; } f[] = {
+		{ LS_KIND_ROBUST, "robust" }, { LS_KIND_PRIO_INHERIT, "prio-inherit" },
+		{ LS_KIND_PRIO_PROTECT, "prio-protect" }, { LS_KIND_PSHARED, "pshared" },
+	};
+	ls_out_put(o, ",\"flags\":[");
+	int n = 0;
+	/* glibc sets the pshared bit on every robust mutex: not news. */
+	if (kind & LS_KIND_ROBUST)
+		kind &= ~LS_KIND_PSHARED;
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		if (kind & f[i].bit)
+			ls_out_printf(o, "%s\"%s\"", n++ ? "," : "", f[i].name);
+	ls_out_put(o, "]");
+}
+
+/* Threads that used the slot: per-thread counters. */
+static void per_thread(struct ls_out *o, uint32_t slot, bool mutex)
+{
+	static const char *const mk[] = { "acquisitions", "trylock_failures", "contended", "owner_changes" };
+	static const char *const ck[] = { "signals", "broadcasts", "waits", "timeouts" };
+	const char *const *keys = mutex ? mk : ck;
+	ls_out_put(o, ",\"per_thread\":[");
+	int n = 0;
+	uint64_t c[LS_C_N];
+	for (struct ls_stats_thread *t = ls_stats_threads(); t; t = t->next) {
+		if (atomic_load_explicit(&t->state, memory_order_acquire) != LS_ST_LIVE)
+			continue;
+		uint64_t any = 0;
+		for (int k = 0; k < LS_C_N; k++)
+			any |= c[k] = ls_snap_thread_count(t, slot, k);
+		if (!any)
+			continue;
+		ls_out_printf(o, "%s{\"thread\":%u", n++ ? "," : "", t->serial);
+		for (int k = 0; k < LS_C_N; k++)
+			key_u64(o, keys[k], c[k]);
+		ls_out_put(o, "}");
+	}
+	for (struct ls_stats_exited *x = ls_stats_exited_list(); x; x = x->next) {
+		const struct ls_stats_exited_entry *e = ls_snap_exited_entry(x, slot);
+		if (!e)
+			continue;
+		ls_out_printf(o, "%s{\"thread\":%u", n++ ? "," : "", x->serial);
+		for (int k = 0; k < LS_C_N; k++)
+			key_u64(o, keys[k], e->c[k]);
+		ls_out_put(o, "}");
+	}
+	ls_out_put(o, "]");
+}
+
+/* Contention events grouped by slot (counting sort of the event table). */
+struct event_index {
+	uint32_t *start; /* [nslots + 1] */
+	uint32_t *idx;   /* event table indices, by slot */
+	void *map;
+	size_t bytes;
+};
+
+static bool index_events(const struct ls_snap *s, struct event_index *ix)
+{
+	uint32_t cap;
+	struct ls_stats_event *ev = ls_stats_events(&cap);
+	ix->bytes = ((size_t)s->nslots + 2 + cap) * sizeof(uint32_t);
+	ix->map = mmap(NULL, ix->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ix->map == MAP_FAILED)
+		return false;
+	ix->start = ix->map;
+	ix->idx = ix->start + s->nslots + 2;
+	for (uint32_t i = 0; i < cap; i++)
+		if (atomic_load_explicit(&ev[i].hash, memory_order_acquire) >= 2 && ev[i].slot < s->nslots)
+			ix->start[ev[i].slot + 1]++;
+	for (uint32_t k = 1; k <= s->nslots; k++)
+		ix->start[k] += ix->start[k - 1];
+	uint32_t *fill = ix->start + 0; /* reuse as cursor: filled back below */
+	for (uint32_t i = 0; i < cap; i++)
+		if (atomic_load_explicit(&ev[i].hash, memory_order_acquire) >= 2 && ev[i].slot < s->nslots)
+			ix->idx[fill[ev[i].slot]++] = i;
+	/* fill[k] now equals the old start[k+1]: shift back. */
+	for (uint32_t k = s->nslots; k > 0; k--)
+		ix->start[k] = ix->start[k - 1];
+	ix->start[0] = 0;
+	return true;
+}
+
+static void contention(struct ls_out *o, const struct event_index *ix, uint32_t slot,
+                       double scale, uint8_t *used)
+{
+	uint32_t cap;
+	struct ls_stats_event *ev = ls_stats_events(&cap);
+	ls_out_put(o, ",\"contention\":[");
+	uint32_t from = ix ? ix->start[slot] : 0, to = ix ? ix->start[slot + 1] : 0;
+	for (uint32_t j = from; j < to; j++) {
+		const struct ls_stats_event *e = &ev[ix->idx[j]];
+		uint64_t w = atomic_load_explicit(&e->wait_ns, memory_order_relaxed);
+		ls_out_printf(o, "%s{\"count\":%llu", j > from ? "," : "",
+		              (unsigned long long)atomic_load_explicit(&e->count, memory_order_relaxed));
+		key_u64(o, "wait_ns", w);
+		key_u64(o, "estimated_wait_ns", (uint64_t)((double)w * scale + 0.5));
+		ls_out_put(o, ",\"waiter_stack\":");
+		ls_out_printf(o, e->wstack ? "%u" : "null", e->wstack);
+		ls_out_put(o, ",\"holder_stack\":");
+		ls_out_printf(o, e->hstack ? "%u" : "null", e->hstack);
+		ls_out_put(o, ",\"waiter_site\":");
+		frame(o, e->wsite);
+		ls_out_put(o, ",\"holder_site\":");
+		frame(o, e->hsite);
+		ls_out_put(o, "}");
+		if (e->wstack)
+			used[(e->wstack - 1) / 8] |= (uint8_t)(1u << ((e->wstack - 1) % 8));
+		if (e->hstack)
+			used[(e->hstack - 1) / 8] |= (uint8_t)(1u << ((e->hstack - 1) % 8));
+	}
+	ls_out_put(o, "]");
+}
+
+static void one_lock(const struct ls_snap *s, struct ls_out *o, uint32_t slot,
+                     const struct event_index *ix, uint8_t *used, bool first)
+{
+	const struct ls_snap_lock *l = &s->lock[slot];
+	const struct ls_stats_lock *r = ls_stats_rec(slot);
+	bool mutex = l->type == LS_REC_MUTEX;
+	uintptr_t key = atomic_load_explicit(&r->key, memory_order_relaxed);
+	ls_out_printf(o, "%s\n{\"id\":%u,\"type\":\"%s\"", first ? "" : ",", slot,
+	              mutex ? "mutex" : "condvar");
+	key_hex(o, "address", key & ~(uintptr_t)3);
+	struct ls_sym var;
+	ls_out_put(o, ",\"name\":");
+	if (ls_symbolize_data(key & ~(uintptr_t)3, &var))
+		ls_out_json_str(o, var.name);
+	else
+		ls_out_put(o, "null");
+	ls_out_put(o, ",\"served_by\":");
+	ls_out_json_str(o, r->glibc ? "glibc" : ls_stats_backend_name());
+	key_bool(o, "destroyed", atomic_load_explicit(&r->destroyed, memory_order_relaxed));
+	ls_out_put(o, ",\"site\":");
+	frame(o, r->site);
+	uint64_t waits = ls_snap_waits(s, slot);
+	uint64_t samples = atomic_load_explicit(&r->wait.samples, memory_order_relaxed);
+	double scale = samples ? (double)(waits > samples ? waits : samples) / (double)samples : 1;
+	if (mutex) {
+		ls_out_printf(o, ",\"kind\":\"%s\"", mutex_type(r->kind));
+		mutex_flags(o, r->kind);
+		key_u64(o, "acquisitions", l->c[LS_C_ACQ]);
+		key_u64(o, "contended", l->c[LS_C_CONTENDED]);
+		key_u64(o, "trylock_failures", l->c[LS_C_TRYFAIL]);
+		key_u64(o, "timeouts", atomic_load_explicit(&r->timeouts, memory_order_relaxed));
+		key_u64(o, "owner_changes", l->c[LS_C_HANDOFF]);
+		timing(o, "wait", &r->wait, waits);
+		timing(o, "hold", &r->hold, l->c[LS_C_ACQ]);
+		double acq = (double)l->c[LS_C_ACQ];
+		ls_out_printf(o, ",\"fairness\":{\"threads\":%u", l->nthreads);
+		key_num(o, "min_share", l->nthreads && acq > 0 ? (double)l->share_min / acq : 0);
+		key_num(o, "max_share", l->nthreads && acq > 0 ? (double)l->share_max / acq : 0);
+		key_num(o, "jain", ls_stats_jain(l));
+		ls_out_put(o, "}");
+	} else {
+		key_u64(o, "waits", l->c[LS_C_WAIT]);
+		key_u64(o, "timeouts", l->c[LS_C_TIMEOUT]);
+		key_u64(o, "signals", l->c[LS_C_SIGNAL]);
+		key_u64(o, "broadcasts", l->c[LS_C_BROADCAST]);
+		timing(o, "wait", &r->wait, waits);
+		uint32_t m = atomic_load_explicit(&r->cond_mutex, memory_order_relaxed);
+		ls_out_put(o, ",\"mutex\":");
+		ls_out_printf(o, m ? "%u" : "null", m);
+		key_bool(o, "mixed_mutexes", atomic_load_explicit(&r->cond_mixed, memory_order_relaxed));
+	}
+	per_thread(o, slot, mutex);
+	contention(o, ix, slot, scale, used);
+	ls_out_put(o, "}");
+}
+
+static void thread_name(int tid, char *name, size_t len)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
+	name[0] = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, name, len - 1);
+	close(fd);
+	name[n > 0 ? n : 0] = 0;
+	char *nl = strchr(name, '\n');
+	if (nl)
+		*nl = 0;
+}
+
+static void threads(struct ls_out *o)
+{
+	ls_out_put(o, ",\"threads\":[");
+	int n = 0;
+	char name[32];
+	for (struct ls_stats_thread *t = ls_stats_threads(); t; t = t->next) {
+		if (atomic_load_explicit(&t->state, memory_order_acquire) != LS_ST_LIVE)
+			continue;
+		thread_name(t->tid, name, sizeof name);
+		ls_out_printf(o, "%s\n{\"id\":%u,\"tid\":%d,\"name\":", n++ ? "," : "", t->serial, t->tid);
+		ls_out_json_str(o, name);
+		ls_out_put(o, ",\"alive\":true}");
+	}
+	for (struct ls_stats_exited *x = ls_stats_exited_list(); x; x = x->next) {
+		ls_out_printf(o, "%s\n{\"id\":%u,\"tid\":%d,\"name\":", n++ ? "," : "", x->serial, x->tid);
+		ls_out_json_str(o, x->name);
+		ls_out_put(o, ",\"alive\":false}");
+	}
+	ls_out_put(o, "]");
+}
+
+static void stacks(struct ls_out *o, const uint8_t *used)
+{
+	ls_out_put(o, ",\"stacks\":[");
+	int n = 0;
+	uint32_t cap = ls_stats_stack_count();
+	for (uint32_t id = 1; id <= cap; id++) {
+		if (!(used[(id - 1) / 8] & (1u << ((id - 1) % 8))))
+			continue;
+		uint32_t nf;
+		const uintptr_t *f = ls_stats_stack_frames(id, &nf);
+		if (!f)
+			continue;
+		ls_out_printf(o, "%s\n{\"id\":%u,\"frames\":[", n++ ? "," : "", id);
+		for (uint32_t i = 0; i < nf; i++) {
+			if (i)
+				ls_out_put(o, ",");
+			frame(o, f[i]);
+		}
+		ls_out_put(o, "]}");
+	}
+	ls_out_put(o, "]");
+}
+
+static void maps(struct ls_out *o)
+{
+	ls_out_put(o, ",\"maps\":[");
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	char buf[4096], line[1024];
+	size_t ln = 0;
+	int n = 0;
+	ssize_t got;
+	while (fd >= 0 && (got = read(fd, buf, sizeof buf)) > 0) {
+		for (ssize_t i = 0; i < got; i++) {
+			if (buf[i] != '\n') {
+				if (ln < sizeof line - 1)
+					line[ln++] = buf[i];
+				continue;
+			}
+			line[ln] = 0;
+			ls_out_put(o, n++ ? ",\n" : "\n");
+			ls_out_json_str(o, line);
+			ln = 0;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	ls_out_put(o, "]");
+}
+
+static void program_path(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+	buf[n > 0 ? n : 0] = 0;
+}
+
+void ls_stats_write_json(const struct ls_snap *s, struct ls_out *o, const char *reason,
+                         uint32_t seq)
+{
+	const struct ls_stats_config *c = &ls_stats_cfg;
+	char exe[512];
+	program_path(exe, sizeof exe);
+	ls_out_printf(o, "{\"schema\":\"lockswap-stats\",\"schema_version\":%d", LS_STATS_SCHEMA_VERSION);
+	ls_out_put(o, ",\"reason\":");
+	ls_out_json_str(o, reason);
+	key_u64(o, "dump", seq);
+	key_u64(o, "pid", (uint64_t)getpid());
+	ls_out_put(o, ",\"program\":");
+	ls_out_json_str(o, exe);
+	ls_out_put(o, ",\"backend\":");
+	ls_out_json_str(o, ls_stats_backend_name());
+	ls_out_printf(o, ",\"mode\":\"%s\"", c->mode == LS_STATS_FULL ? "full" : "summary");
+	key_u64(o, "sample", c->sample);
+	ls_out_printf(o, ",\"unwinder\":\"%s\"", ls_stats_unwind_available() ? "libunwind" : "none");
+	ls_out_put(o, ",\"clock\":\"CLOCK_MONOTONIC\"");
+	key_u64(o, "start_unix_ns", c->start_real_ns);
+	key_u64(o, "elapsed_ns", s->now_ns - c->start_ns);
+	ls_out_printf(o, ",\"histogram\":{\"unit\":\"ns\",\"scale\":\"log2\",\"buckets\":%d,"
+	                 "\"bucket\":\"hist[0] counts [0,2) ns; hist[b] counts [2^b, 2^(b+1)) ns\"}",
+	              LS_STATS_BUCKETS);
+	key_bool(o, "untracked_objects", atomic_load_explicit(&ls_stats_untracked, memory_order_relaxed));
+	key_u64(o, "events_dropped", ls_stats_events_dropped());
+	key_u64(o, "threads_folded", ls_stats_exited_folded());
+	threads(o);
+	uint8_t used[LS_STATS_STACK_CAP / 8 + 1];
+	memset(used, 0, sizeof used);
+	struct event_index ix = { 0 };
+	bool indexed = index_events(s, &ix);
+	ls_out_put(o, ",\"locks\":[");
+	bool first = true;
+	for (uint32_t i = 0; i < s->nmutex; i++, first = false)
+		one_lock(s, o, s->mutexes[i], indexed ? &ix : NULL, used, first);
+	for (uint32_t i = 0; i < s->ncond; i++, first = false)
+		one_lock(s, o, s->conds[i], indexed ? &ix : NULL, used, first);
+	ls_out_put(o, "]");
+	if (indexed)
+		munmap(ix.map, ix.bytes);
+	stacks(o, used);
+	maps(o);
+	ls_out_put(o, "}\n");
+}

@@ -1,0 +1,92 @@
+/*
+ * stats_report.h - turning the recorded numbers into output: a snapshot of
+ * the totals (stats_collect.c), a buffered writer (stats_out.c), symbols
+ * (stats_symbols.c), and the three formats: the stderr summary
+ * (stats_text.c), JSON (stats_json.c) and folded stacks (stats_folded.c).
+ *
+ * All of this runs in a dump (at exit, or in the signal helper thread)
+ * with the in-profiler flag set, never on a lock path: it may use stdio
+ * formatting and the dynamic loader; big buffers are mmap'ed.
+ */
+#ifndef LS_INTERPOSE_STATS_REPORT_H
+#define LS_INTERPOSE_STATS_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stats_impl.h"
+
+#define LS_STATS_SCHEMA_VERSION 1
+
+/* Totals of one slot, summed over live and exited threads. */
+struct ls_snap_lock {
+	uint64_t c[LS_C_N];
+	uint64_t share_min, share_max; /* acquisitions of the least / most active thread */
+	double share_sumsq;
+	uint32_t nthreads;             /* threads with at least one acquisition */
+	uint8_t type;                  /* LS_REC_*, 0 = unused slot */
+	uint8_t active;
+	double est_wait_ns;            /* sampled wait total scaled to every wait */
+};
+
+struct ls_snap {
+	uint32_t nslots; /* slots 1..nslots-1 exist */
+	struct ls_snap_lock *lock;
+	uint32_t *mutexes, nmutex; /* active mutex slots, most waited-for first */
+	uint32_t *conds, ncond;    /* active condvar slots, most waited-on first */
+	uint32_t threads_live, threads_exited;
+	uint64_t now_ns;
+	void *map;
+	size_t map_bytes;
+};
+
+bool ls_snap_take(struct ls_snap *s);
+void ls_snap_free(struct ls_snap *s);
+/* Acquisitions etc. of one (thread, slot): live block or exited record. */
+uint64_t ls_snap_thread_count(const struct ls_stats_thread *t, uint32_t slot, int k);
+const struct ls_stats_exited_entry *ls_snap_exited_entry(const struct ls_stats_exited *x,
+                                                         uint32_t slot);
+/* Waits of a slot (mutex: contended + timeouts; condvar: waits). */
+uint64_t ls_snap_waits(const struct ls_snap *s, uint32_t slot);
+double ls_stats_percentile(const struct ls_stats_timing *t, double q);
+double ls_stats_jain(const struct ls_snap_lock *l);
+
+/* Buffered writer to a file descriptor. */
+struct ls_out {
+	int fd;
+	bool failed;
+	size_t n;
+	char buf[16384];
+};
+void ls_out_init(struct ls_out *o, int fd);
+void ls_out_putn(struct ls_out *o, const char *s, size_t n);
+void ls_out_put(struct ls_out *o, const char *s);
+void ls_out_printf(struct ls_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ls_out_json_str(struct ls_out *o, const char *s);
+bool ls_out_flush(struct ls_out *o);
+/* "850 ns", "1.25 µs", "12.3 ms", "2.01 s" */
+void ls_fmt_ns(char *buf, size_t len, double ns);
+
+/* Symbols: begin/end bracket one dump (files are mapped in between). */
+struct ls_sym {
+	char name[192];   /* function name, "" if unknown */
+	char obj[256];    /* object path */
+	uintptr_t off;    /* pc - load bias of the object */
+	uintptr_t in_sym; /* pc - start of the named symbol */
+};
+void ls_symbols_begin(void);
+void ls_symbols_end(void);
+bool ls_symbolize(uintptr_t pc, struct ls_sym *out);
+/* The variable an object lives in (a static or global mutex), if any. */
+bool ls_symbolize_data(uintptr_t addr, struct ls_sym *out);
+/* One frame as text: "name" or "basename+0xoff" or "0xaddr". */
+void ls_symbol_short(uintptr_t pc, char *buf, size_t len);
+
+/* The formats. */
+void ls_stats_write_text(const struct ls_snap *s, struct ls_out *o, const char *reason);
+void ls_stats_write_json(const struct ls_snap *s, struct ls_out *o, const char *reason,
+                         uint32_t seq);
+void ls_stats_write_folded(const struct ls_snap *s, struct ls_out *o);
+
+#endif
