@@ -4,7 +4,7 @@
 # medians and bootstrap CIs; outputs (md, csv, json, png) go to out/results/.
 #
 #   bash scripts/results.sh [PART...]     parts: uncontended mutex long condvar
-#                                         leveldb-read leveldb-fill ab
+#                                         leveldb-read leveldb-fill ab capacitor fair
 #   RESULTS_RUNS=3 RESULTS_SECONDS=0.3    rounds per point, seconds per run
 #   RESULTS_BACKENDS="glibc futex ..."    default: every backend listed
 # Takes about 20-30 minutes for all parts on 2 cores.
@@ -24,7 +24,7 @@ fi
 bflags=()
 for b in "${backends[@]}"; do bflags+=(-b "$b"); done
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(uncontended mutex long condvar leveldb-read leveldb-fill ab)
+[ ${#parts[@]} -gt 0 ] || parts=(uncontended mutex long condvar leveldb-read leveldb-fill ab capacitor fair)
 MB=build/bench/mutexbench
 LB=build/bench/leveldb_bench
 sweep() { # name threads key -- cmd
@@ -63,6 +63,18 @@ for part in "${parts[@]}"; do
 		echo "== ab condvar producer/consumer 8 threads" >&2
 		"${LS[@]}" ab "${bflags[@]}" --runs 5 --warmup 1 --json-key throughput --out "$OUT/ab-condvar-8" -- \
 			$MB --mode condvar --threads 8 --seconds "$SECS" --json | tee "$OUT/ab-condvar-8.txt" ;;
-	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab)" >&2; exit 2 ;;
+	capacitor)
+		# The capacitor's knobs, against glibc and its bare inner lock.
+		bflags=(-b glibc -b tts -b capacitor:tts -b capacitor:tts,BYPASS=16 -b capacitor:tts,BYPASS=64
+		        -b capacitor:tts,CAPACITOR_MODE=contended -b capacitor:tts,CAPACITOR_SEM=ticket
+		        -b capacitor:tts,CAPACITOR_SKIP=100)
+		sweep capacitor-variants 2,8,32 throughput -- \
+			$MB --threads {threads} --seconds "$SECS" --cs-work 10 --ncs-work 10 --json ;;
+	fair)
+		# queued with and without eventual fairness (LOCKSWAP_FAIR_US).
+		bflags=(-b glibc -b queued -b queued,FAIR_US=100 -b queued,FAIR_US=1000 -b futex)
+		sweep queued-fairness 2,8,32 throughput -- \
+			$MB --threads {threads} --seconds "$SECS" --cs-work 10 --ncs-work 10 --json ;;
+	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab capacitor fair)" >&2; exit 2 ;;
 	esac
 done

@@ -73,13 +73,17 @@ static void fork_kills_other_records(void **state)
 		int ok = atomic_load(&other->state) == LS_THREAD_DEAD;
 		ok &= ls_thread_alive(ls_thread_self());
 		ok &= atomic_load(&ls_fork_epoch) == epoch + 1;
-		/* New threads of the child never get the dead id. */
+#ifndef __SANITIZE_THREAD__
+		/* New threads of the child never get the dead id.  (TSan cannot
+		 * follow a thread created in a fork child on the recycled stack
+		 * of a parent thread: it dies with "dup thread"; skipped there.) */
 		struct ls_thread *fresh = NULL;
 		pthread_t c;
 		pthread_create(&c, NULL, take_record, (void *)0);
 		pthread_join(c, NULL);
 		fresh = seen[0];
 		ok &= fresh && fresh->id != other->id;
+#endif
 		_exit(ok ? 0 : 1);
 	}
 	int st;
