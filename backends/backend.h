@@ -49,6 +49,34 @@ struct ls_lock_ops {
 	const char *default_inner; /* used when the name has no ":INNER" */
 };
 
+/*
+ * LS_BACKEND_FROM_CORE(id, algo, ABOUT) defines `ls_backend_<id>`, listed
+ * as "id", for a core/ lock whose verbs are ls_<algo>_{lock,trylock,
+ * timedlock,unlock,is_locked} on `struct ls_<algo>`: the ops take `void *`
+ * state, so each verb gets a one-line adapter.  Wrappers and delegation
+ * backends, whose ops do more than forward, are written out by hand.
+ */
+#define LS_BACKEND_FROM_CORE(id, algo, ABOUT)                                          \
+	_Static_assert(sizeof(struct ls_##algo) <= LS_LOCK_STATE_BYTES, #id " state fits"); \
+	static int id##_lock(void *s) { return ls_##algo##_lock(s); }                   \
+	static int id##_trylock(void *s) { return ls_##algo##_trylock(s); }             \
+	static int id##_timedlock(void *s, clockid_t c, const struct timespec *t)       \
+	{                                                                                 \
+		return ls_##algo##_timedlock(s, c, t);                                    \
+	}                                                                                 \
+	static void id##_unlock(void *s) { ls_##algo##_unlock(s); }                     \
+	static bool id##_is_locked(void *s) { return ls_##algo##_is_locked(s); }        \
+	const struct ls_lock_ops ls_backend_##id = {                                    \
+		.name = #id,                                                              \
+		.about = ABOUT,                                                           \
+		.state_size = sizeof(struct ls_##algo),                                   \
+		.lock = id##_lock,                                                      \
+		.trylock = id##_trylock,                                                \
+		.timedlock = id##_timedlock,                                            \
+		.unlock = id##_unlock,                                                  \
+		.is_locked = id##_is_locked,                                            \
+	}
+
 /* The table, in listing order; ends with NULL. */
 extern const struct ls_lock_ops *const ls_backends[];
 

@@ -14,6 +14,21 @@ failed=0
 ok() { passed=$((passed + 1)); echo "ok - $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL - $*"; }
 
+# The library's own description of itself (lockswap_describe JSON), read
+# with a clean LOCKSWAP_* environment.
+describe_json() {
+	env -u LD_PRELOAD /usr/bin/python3 - "$LIB" <<'PY'
+import ctypes, os, sys
+for k in [k for k in os.environ if k.startswith("LOCKSWAP_")]:
+    del os.environ[k]
+lib = ctypes.CDLL(sys.argv[1])
+n = lib.lockswap_describe(None, 0)
+buf = ctypes.create_string_buffer(n + 1)
+lib.lockswap_describe(buf, n + 1)
+print(buf.value.decode())
+PY
+}
+
 # Every selectable backend, as the library lists it (never a second list).
 # LSTEST_BACKENDS (space separated) narrows the set for quick runs.
 list_backends() {
@@ -21,17 +36,7 @@ list_backends() {
 		printf '%s\n' $LSTEST_BACKENDS
 		return
 	fi
-	env -u LD_PRELOAD /usr/bin/python3 - "$LIB" <<'PY'
-import ctypes, json, os, sys
-for k in [k for k in os.environ if k.startswith("LOCKSWAP_")]:
-    del os.environ[k]
-lib = ctypes.CDLL(sys.argv[1])
-n = lib.lockswap_describe(None, 0)
-buf = ctypes.create_string_buffer(n + 1)
-lib.lockswap_describe(buf, n + 1)
-for b in json.loads(buf.value.decode())["backends"]:
-    print(b["name"])
-PY
+	describe_json | /usr/bin/python3 -c 'import json, sys; [print(b["name"]) for b in json.load(sys.stdin)["backends"]]'
 }
 
 finish() {

@@ -13,22 +13,15 @@ first=$(grep -m2 -E '^make (demo|check)' "$readme" | awk '{print $1, $2}' | tr '
 [ "$first" = "make demo,make check," ] && ok "README starts with 'make demo' and 'make check'" ||
 	fail "README's first commands are '$first'"
 
-desc=$(env -u LD_PRELOAD /usr/bin/python3 - "$LIB" <<'PY'
-import ctypes, json, os, sys
-for k in [k for k in os.environ if k.startswith("LOCKSWAP_")]:
-    del os.environ[k]
-lib = ctypes.CDLL(sys.argv[1])
-n = lib.lockswap_describe(None, 0)
-buf = ctypes.create_string_buffer(n + 1)
-lib.lockswap_describe(buf, n + 1)
-d = json.loads(buf.value.decode())
+desc=$(describe_json | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
 for o in d["options"]:
     rng = "%d..%d" % (o["min"], o["max"]) if o["kind"] == "uint" else "-"
     print("option", o["name"], o["default"] or "(none)", rng)
 for b in d["backends"]:
     print("backend", b["name"].split(":")[0])
-PY
-)
+')
 table=$(sed -n '/options-table:begin/,/options-table:end/p' "$readme")
 while read -r kind name def rng; do
 	[ "$kind" = option ] || continue

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../deadline.h"
+
 static int check_failed, check_passed;
 
 static void check_report(int ok, const char *what, const char *fmt, ...)
@@ -63,19 +65,6 @@ static int check_finish(void)
 {
 	printf("# %d passed, %d failed (backend %s)\n", check_passed, check_failed, check_backend());
 	return check_failed ? 1 : 0;
-}
-
-__attribute__((unused)) static struct timespec deadline_in(clockid_t clock, long ms)
-{
-	struct timespec t;
-	clock_gettime(clock, &t);
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (ms % 1000) * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
 }
 
 #endif

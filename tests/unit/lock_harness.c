@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "../../core/thread.h"
+#include "../deadline.h"
 
 struct shared {
 	const struct ls_lock_ops *ops;
@@ -25,19 +26,6 @@ struct shared {
 	atomic_int overlap;
 	atomic_int failures;
 };
-
-static struct timespec in_ms(clockid_t clock, long ms)
-{
-	struct timespec t;
-	clock_gettime(clock, &t);
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (ms % 1000) * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
 
 static void *hammer(void *arg)
 {
@@ -52,7 +40,7 @@ static void *hammer(void *arg)
 			break;
 		default: {
 			do {
-				struct timespec t = in_ms(i & 4 ? CLOCK_REALTIME : CLOCK_MONOTONIC, 1);
+				struct timespec t = deadline_in(i & 4 ? CLOCK_REALTIME : CLOCK_MONOTONIC, 1);
 				r = s->ops->timedlock(s->state, i & 4 ? CLOCK_REALTIME : CLOCK_MONOTONIC, &t);
 			} while (r == ETIMEDOUT);
 		}
@@ -114,9 +102,9 @@ void lh_try_and_timed(const struct ls_lock_ops *ops)
 	assert_int_equal(ops->trylock(ts.state), 0);
 	assert_true(ops->is_locked(ts.state));
 	assert_int_equal(try_in_other_thread(), EBUSY);
-	struct timespec t = in_ms(CLOCK_MONOTONIC, 5);
+	struct timespec t = deadline_in(CLOCK_MONOTONIC, 5);
 	assert_int_equal(ops->timedlock(ts.state, CLOCK_MONOTONIC, &t), ETIMEDOUT);
-	t = in_ms(CLOCK_REALTIME, 5);
+	t = deadline_in(CLOCK_REALTIME, 5);
 	assert_int_equal(ops->timedlock(ts.state, CLOCK_REALTIME, &t), ETIMEDOUT);
 	struct timespec past = { 1, 0 }, negative = { -1, 0 };
 	assert_int_equal(ops->timedlock(ts.state, CLOCK_REALTIME, &past), ETIMEDOUT);
@@ -127,7 +115,7 @@ void lh_try_and_timed(const struct ls_lock_ops *ops)
 	/* An expired deadline on a free lock still acquires it, as glibc. */
 	assert_int_equal(ops->timedlock(ts.state, CLOCK_MONOTONIC, &negative), 0);
 	ops->unlock(ts.state);
-	t = in_ms(CLOCK_MONOTONIC, 1000);
+	t = deadline_in(CLOCK_MONOTONIC, 1000);
 	assert_int_equal(ops->timedlock(ts.state, CLOCK_MONOTONIC, &t), 0);
 	ops->unlock(ts.state);
 	assert_int_equal(ops->lock(ts.state), 0);
@@ -138,7 +126,7 @@ static atomic_int timed_out, plain_got;
 
 static void *timed_waiter(void *arg)
 {
-	struct timespec t = in_ms(CLOCK_MONOTONIC, 2 + (long)(uintptr_t)arg % 5);
+	struct timespec t = deadline_in(CLOCK_MONOTONIC, 2 + (long)(uintptr_t)arg % 5);
 	if (ts.ops->timedlock(ts.state, CLOCK_MONOTONIC, &t) == ETIMEDOUT)
 		atomic_fetch_add(&timed_out, 1);
 	else
@@ -191,7 +179,7 @@ static void *fork_waiter(void *arg)
 {
 	while (!atomic_load(&stop_waiters)) {
 		if ((uintptr_t)arg & 1) {
-			struct timespec t = in_ms(CLOCK_MONOTONIC, 50);
+			struct timespec t = deadline_in(CLOCK_MONOTONIC, 50);
 			if (ts.ops->timedlock(ts.state, CLOCK_MONOTONIC, &t) == 0)
 				ts.ops->unlock(ts.state);
 		} else {

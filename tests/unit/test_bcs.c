@@ -22,6 +22,7 @@
 #include "../../core/bcslock.h"
 #include "../../core/spin.h"
 #include "../../core/thread.h"
+#include "../deadline.h"
 
 #define NTHREADS 4
 #define PER_THREAD 20000
@@ -396,16 +397,6 @@ static void run_trylock(const char *name)
 static void bcs_trylock(void **st) { run_trylock("bcs"); }
 static void bcs_wf_trylock(void **st) { run_trylock("bcs-wf"); }
 
-static struct timespec in_ms(clockid_t c, long ms)
-{
-	struct timespec t;
-	clock_gettime(c, &t);
-	t.tv_nsec += ms * 1000000L;
-	t.tv_sec += t.tv_nsec / 1000000000L;
-	t.tv_nsec %= 1000000000L;
-	return t;
-}
-
 struct timed_arg {
 	clockid_t clock;
 	long ms;
@@ -415,7 +406,7 @@ struct timed_arg {
 static void *timed_other(void *arg)
 {
 	struct timed_arg *a = arg;
-	struct timespec t = in_ms(a->clock, a->ms);
+	struct timespec t = deadline_in(a->clock, a->ms);
 	a->result = ops->timedlock(state, a->clock, &t);
 	if (a->result == 0) {
 		critical();
@@ -431,7 +422,7 @@ static void run_timedlock(const char *name)
 	ops = backend(name);
 	memset(state, 0, sizeof state);
 	struct timespec past = { .tv_sec = -1, .tv_nsec = 0 };
-	struct timespec soon = in_ms(CLOCK_MONOTONIC, 1000);
+	struct timespec soon = deadline_in(CLOCK_MONOTONIC, 1000);
 	/* Free: 0 even with an expired deadline. */
 	assert_int_equal(ops->timedlock(state, CLOCK_REALTIME, &past), 0);
 	/* Held: an expired deadline fails at once. */
@@ -472,7 +463,7 @@ static void *timed_hammer(void *arg)
 	unsigned seed = (unsigned)(uintptr_t)arg;
 	for (int i = 0; i < 5000; i++) {
 		seed = seed * 1103515245u + 12345u;
-		struct timespec t = in_ms(CLOCK_MONOTONIC, 0);
+		struct timespec t = deadline_in(CLOCK_MONOTONIC, 0);
 		t.tv_nsec += (long)(seed >> 16) % 50000;  /* up to 50 us */
 		if (t.tv_nsec >= 1000000000L) {
 			t.tv_sec++;
@@ -645,7 +636,7 @@ static int child_checks(void)
 	atomic_store(&l2->sub.lf.top, &dead->q);
 	if (ops->trylock(l2) != 0)
 		return 7;
-	struct timespec t = in_ms(CLOCK_MONOTONIC, 20);
+	struct timespec t = deadline_in(CLOCK_MONOTONIC, 20);
 	atomic_store(&ls_spin_limit, 0);
 	if (ops->timedlock(l2, CLOCK_MONOTONIC, &t) != ETIMEDOUT)
 		return 8;                /* queued behind us, timed out */

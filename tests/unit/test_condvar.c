@@ -19,22 +19,10 @@
 #include "../../core/condvar.h"
 #include "../../core/futex.h"
 #include "../../core/futexlock.h"
+#include "../deadline.h"
 
 static struct ls_condvar cv;
 static struct ls_futexlock mtx;
-
-static struct timespec in_ms(long ms)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (ms % 1000) * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
 
 /* The pthread_cond_wait shape: enqueue, release, wait, re-take, baton. */
 static int cond_wait(const struct timespec *deadline)
@@ -153,7 +141,7 @@ static void broadcast_wakes_one_at_a_time(void **state)
 static void timeout_leaves_queue(void **state)
 {
 	ls_futexlock_lock(&mtx);
-	struct timespec d = in_ms(5);
+	struct timespec d = deadline_in(CLOCK_MONOTONIC, 5);
 	assert_int_equal(cond_wait(&d), ETIMEDOUT);
 	assert_int_equal(queue_length(), 0);
 	struct timespec negative = { -1, 0 };
@@ -172,7 +160,7 @@ static void *racing_waiter(void *arg)
 {
 	while (!atomic_load(&stop)) {
 		ls_futexlock_lock(&mtx);
-		struct timespec d = in_ms(1);
+		struct timespec d = deadline_in(CLOCK_MONOTONIC, 1);
 		if (cond_wait(&d) == 0)
 			atomic_fetch_add(&waits_succeeded, 1);
 		ls_futexlock_unlock(&mtx);
@@ -232,7 +220,7 @@ static void *second_waiter(void *arg)
 	struct ls_thread *self = ls_thread_self();
 	ls_condvar_enqueue(&cv, self);
 	atomic_store(&stage, 2);
-	struct timespec d = in_ms(5000);
+	struct timespec d = deadline_in(CLOCK_MONOTONIC, 5000);
 	atomic_store(&second_result, ls_condvar_wait(&cv, self, CLOCK_MONOTONIC, &d, ls_futex_wait));
 	return NULL;
 }
@@ -258,7 +246,7 @@ static void consumed_signal_is_passed_on(void **state)
 static void *parked_forever(void *arg)
 {
 	ls_futexlock_lock(&mtx);
-	struct timespec d = in_ms(2000);
+	struct timespec d = deadline_in(CLOCK_MONOTONIC, 2000);
 	cond_wait(&d);
 	ls_futexlock_unlock(&mtx);
 	return NULL;
@@ -275,7 +263,7 @@ static void child_discards_ghost_waiters(void **state)
 		int ok = ls_condvar_signal(&cv) == 0; /* the ghost is not woken */
 		ok &= queue_length() == 0;
 		ls_futexlock_lock(&mtx);
-		struct timespec d = in_ms(2);
+		struct timespec d = deadline_in(CLOCK_MONOTONIC, 2);
 		ok &= cond_wait(&d) == ETIMEDOUT;
 		ls_futexlock_unlock(&mtx);
 		_exit(ok ? 0 : 1);
