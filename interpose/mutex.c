@@ -47,22 +47,38 @@ static inline void set_owner(struct ls_mutex *x, uint32_t me)
 	atomic_store_explicit(&x->owner, me, memory_order_relaxed);
 }
 
-/* Relock by the owner of a recursive or errorcheck mutex: 0 (recursive,
- * count bumped), EAGAIN (count would wrap), or `errorcheck_err`. */
-static int relock(struct ls_mutex *x, int32_t kind, int errorcheck_err)
-{
-	if ((kind & LS_KIND_TYPE_MASK) == LS_KIND_ERRORCHECK)
-		return errorcheck_err;
-	if (x->count == UINT_MAX)
-		return EAGAIN;
-	x->count++;
-	return 0;
-}
-
 static inline bool tracks_owner(int32_t kind)
 {
 	int32_t t = kind & LS_KIND_TYPE_MASK;
 	return t == LS_KIND_RECURSIVE || t == LS_KIND_ERRORCHECK;
+}
+
+/* Before a recursive or errorcheck mutex is acquired: sets *me to the
+ * caller's id and returns true if the call is already answered in *result:
+ * EAGAIN (no thread record could be had), or a relock by the owner: 0
+ * (recursive, depth bumped), EAGAIN (depth would wrap) or `errorcheck_err`.
+ * Other kinds go straight on (*me = 0). */
+static bool answered_by_owner(struct ls_mutex *x, int32_t kind, int errorcheck_err,
+                              uint32_t *me, int *result)
+{
+	*me = 0;
+	if (!tracks_owner(kind))
+		return false;
+	if (!(*me = self_id())) {
+		*result = EAGAIN;
+		return true;
+	}
+	if (!owned_by(x, *me))
+		return false;
+	if ((kind & LS_KIND_TYPE_MASK) == LS_KIND_ERRORCHECK)
+		*result = errorcheck_err;
+	else if (x->count == UINT_MAX)
+		*result = EAGAIN;
+	else {
+		x->count++;
+		*result = 0;
+	}
+	return true;
 }
 
 /* After the backend granted the lock. */
@@ -80,13 +96,10 @@ static int kind_lock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t ki
 	struct ls_mutex *x = ls_mutex_of(m);
 	if (served_by_glibc(b, kind))
 		return ls_real_mutex_lock(m);
-	uint32_t me = 0;
-	if (tracks_owner(kind)) {
-		if (!(me = self_id()))
-			return EAGAIN;
-		if (owned_by(x, me))
-			return relock(x, kind, EDEADLK);
-	}
+	uint32_t me;
+	int r;
+	if (answered_by_owner(x, kind, EDEADLK, &me, &r))
+		return r;
 	b->lock(x->lock);
 	return acquired(x, kind, me);
 }
@@ -118,13 +131,10 @@ static int kind_trylock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t
 	struct ls_mutex *x = ls_mutex_of(m);
 	if (served_by_glibc(b, kind))
 		return ls_real_mutex_trylock(m);
-	uint32_t me = 0;
-	if (tracks_owner(kind)) {
-		if (!(me = self_id()))
-			return EAGAIN;
-		if (owned_by(x, me))
-			return relock(x, kind, EBUSY);
-	}
+	uint32_t me;
+	int r;
+	if (answered_by_owner(x, kind, EBUSY, &me, &r))
+		return r;
 	if (b->trylock(x->lock) != 0)
 		return EBUSY;
 	return acquired(x, kind, me);
@@ -167,18 +177,14 @@ static int timed(pthread_mutex_t *m, clockid_t clock, const struct timespec *abs
 			return ls_real.mutex_clocklock ? ls_real.mutex_clocklock(m, clock, abstime) : EINVAL;
 		return ls_real.mutex_timedlock ? ls_real.mutex_timedlock(m, abstime) : EINVAL;
 	}
-	uint32_t me = 0;
-	if (tracks_owner(kind)) {
-		if (!(me = self_id()))
-			return EAGAIN;
-		if (owned_by(x, me))
-			return relock(x, kind, EDEADLK);
-	}
+	uint32_t me;
+	int r;
+	if (answered_by_owner(x, kind, EDEADLK, &me, &r))
+		return r;
 	if (b->trylock(x->lock) != 0) {
 		if (!ls_timespec_valid(abstime))
 			return EINVAL;
-		int r = b->timedlock(x->lock, clock, abstime);
-		if (r != 0)
+		if ((r = b->timedlock(x->lock, clock, abstime)) != 0)
 			return r;
 	}
 	return acquired(x, kind, me);

@@ -72,6 +72,23 @@ static uint64_t settled(_Atomic uint64_t *w)
 	return v;
 }
 
+/* Open addressing, shared by both tables: the settled state of a slot's
+ * hash word in *v, and true if the slot was FREE and is now claimed for the
+ * caller (WRITING), who then fills the entry and publishes its hash with a
+ * release store.  A slot another writer claimed first reads as that
+ * writer's settled hash. */
+static bool claim(_Atomic uint64_t *hash, uint64_t *v)
+{
+	*v = settled(hash);
+	if (*v != FREE)
+		return false;
+	if (atomic_compare_exchange_strong_explicit(hash, v, WRITING, memory_order_acquire,
+	                                            memory_order_acquire))
+		return true;
+	*v = settled(hash);
+	return false;
+}
+
 static uint32_t stack_intern(const uintptr_t *f, uint32_t n)
 {
 	uint64_t h = n;
@@ -81,20 +98,13 @@ static uint32_t stack_intern(const uintptr_t *f, uint32_t n)
 	uint32_t i = (uint32_t)h & (STACK_CAP - 1);
 	for (int p = 0; p < PROBES; p++, i = (i + 1) & (STACK_CAP - 1)) {
 		struct stack_entry *e = &stacks[i];
-		uint64_t v = settled(&e->hash);
-		if (v == FREE) {
-			if (!atomic_compare_exchange_strong_explicit(&e->hash, &v, WRITING,
-			                                             memory_order_acquire,
-			                                             memory_order_acquire)) {
-				v = settled(&e->hash);
-				goto compare;
-			}
+		uint64_t v;
+		if (claim(&e->hash, &v)) {
 			e->n = n;
 			memcpy(e->f, f, n * sizeof *f);
 			atomic_store_explicit(&e->hash, h, memory_order_release);
 			return i + 1;
 		}
-	compare:
 		if (v == h && e->n == n && memcmp(e->f, f, n * sizeof *f) == 0)
 			return i + 1;
 	}
@@ -156,28 +166,18 @@ void ls_stats_event_add(uint32_t slot, uint32_t wstack, uint32_t hstack, uintptr
 	uint32_t i = (uint32_t)h & (EVENT_CAP - 1);
 	for (int p = 0; p < PROBES; p++, i = (i + 1) & (EVENT_CAP - 1)) {
 		struct ls_stats_event *e = &events[i];
-		uint64_t v = settled(&e->hash);
-		if (v == FREE) {
-			if (!atomic_compare_exchange_strong_explicit(&e->hash, &v, WRITING,
-			                                             memory_order_acquire,
-			                                             memory_order_acquire)) {
-				v = settled(&e->hash);
-				goto compare;
-			}
+		uint64_t v;
+		if (claim(&e->hash, &v)) {
 			e->slot = slot;
 			e->wstack = wstack;
 			e->hstack = hstack;
 			e->wsite = wsite;
 			e->hsite = hsite;
 			atomic_store_explicit(&e->hash, h, memory_order_release);
-			goto add;
+		} else if (!(v == h && e->slot == slot && e->wstack == wstack && e->hstack == hstack &&
+		             e->wsite == wsite && e->hsite == hsite)) {
+			continue;
 		}
-	compare:
-		if (v == h && e->slot == slot && e->wstack == wstack && e->hstack == hstack &&
-		    e->wsite == wsite && e->hsite == hsite)
-			goto add;
-		continue;
-	add:
 		atomic_fetch_add_explicit(&e->count, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&e->wait_ns, wait_ns, memory_order_relaxed);
 		return;

@@ -8,7 +8,8 @@ LOG_SPAN = 30
 MARKERS = "osD^v<>pPhX*"
 
 
-def _pyplot():
+def pyplot():
+    """matplotlib.pyplot on the Agg backend, or a one-line ToolError."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -24,7 +25,7 @@ def lines(path, series, title, ylabel, xlabel="threads", note=None):
     apart sideways (DODGE of an octave each) so their bars do not hide
     each other; the ticks stay at the true thread counts.
     series: {label: [(threads, median, low, high), ...]} (None medians skipped)."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(8.5, 5.2), dpi=110)
     xs_all = set()
     mid = (len(series) - 1) / 2
@@ -61,6 +62,12 @@ def lines(path, series, title, ylabel, xlabel="threads", note=None):
     if note:
         fig.text(0.01, 0.01, note, fontsize=7, color="0.4")
     fig.tight_layout(rect=(0, 0.03 if note else 0, 1, 1))
+    return save(plt, fig, path)
+
+
+def save(plt, fig, path):
+    """Write the figure to path (a ToolError naming it if that fails) and
+    release it; returns path."""
     try:
         fig.savefig(path)
     except OSError as e:

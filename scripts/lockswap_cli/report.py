@@ -6,6 +6,7 @@ import os
 
 from .errors import ToolError, UsageError
 from .output import text_table
+from . import plot as plots
 
 SUMMARY = "show or compare lock statistics files (LOCKSWAP_STATS_FILE)"
 DESCRIPTION = """\
@@ -256,12 +257,7 @@ def write_text(path, text):
 
 
 def plot(docs, path, top):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ToolError("plots need matplotlib (Debian: apt-get install python3-matplotlib)") from None
+    plt = plots.pyplot()
     first = sorted(mutexes(docs[0]), key=lambda l: -l["wait"]["estimated_total_ns"])
     labels = [lock_label(l) for l in first if l["wait"]["samples"]][:top]
     fig, ax = plt.subplots(figsize=(8, 4.8), dpi=110)
@@ -287,12 +283,7 @@ def plot(docs, path, top):
     else:
         ax.text(0.5, 0.5, "no sampled contended waits", transform=ax.transAxes, ha="center")
     fig.tight_layout()
-    try:
-        fig.savefig(path)
-    except OSError as e:
-        raise ToolError(f"cannot write {path}: {e.strerror}") from None
-    finally:
-        plt.close(fig)
+    plots.save(plt, fig, path)
 
 
 def main(args):
