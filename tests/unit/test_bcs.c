@@ -507,12 +507,20 @@ static void bcs_wf_timed_race(void **st) { run_timed_race("bcs-wf"); }
 
 /* Hand-over policy: the FIFO head is first woken to compete (RETRY); if
  * it loses the race it re-queues at the front and the next unlock hands
- * it the lock directly, so the lock stays held across that unlock. */
+ * it the lock directly, so the lock stays held across that unlock.
+ *
+ * The test makes the waiter lose that race every time: both threads run on
+ * one CPU and the waiter is SCHED_IDLE, which never preempts a normal
+ * thread on wake-up, so the test thread's trylock right after the unlock
+ * always comes first.  The test thread sleeps (never yields) while it waits
+ * for the waiter to act, so the CPU goes idle and the waiter runs. */
 static _Atomic int w_holds, w_release;
 static struct ls_thread *_Atomic w_rec;
 
 static void *handoff_waiter(void *arg)
 {
+	struct sched_param idle = { 0 };
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
 	atomic_store(&w_rec, ls_thread_self());
 	ops->lock(state);
 	atomic_store(&w_holds, 1);
@@ -534,6 +542,15 @@ static void run_handoff(const char *name)
 	int observed = 0;
 	ops = backend(name);
 	atomic_store(&ls_spin_limit, 0);
+	cpu_set_t all, one;
+	assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof all, &all), 0);
+	CPU_ZERO(&one);
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &all)) {
+			CPU_SET(cpu, &one);
+			break;
+		}
+	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
 	for (int attempt = 0; attempt < 100 && !observed; attempt++) {
 		pthread_t t;
 		memset(state, 0, sizeof state);
@@ -541,17 +558,17 @@ static void run_handoff(const char *name)
 		atomic_store(&w_holds, 0);
 		atomic_store(&w_release, 0);
 		assert_int_equal(ops->lock(state), 0);
-		pthread_create(&t, NULL, handoff_waiter, NULL);
+		pthread_create(&t, NULL, handoff_waiter, NULL); /* inherits the one CPU */
 		while ((w_status() & (LS_BCSN_RELEASED | LS_BCSN_GRANTED | LS_BCSN_RETRY)) !=
 		       LS_BCSN_RELEASED)
-			sched_yield();              /* queued */
+			usleep(100);                /* queued */
 		ops->unlock(state);                 /* wakes it with RETRY */
 		assert_true(w_status() & (LS_BCSN_RETRY | LS_BCSN_GRANTED));
 		if (ops->trylock(state) == 0) {     /* we barged: it lost */
 			uint32_t s;
 			while (((s = w_status()) & (LS_BCSN_RELEASED | LS_BCSN_GRANTED |
 			                            LS_BCSN_RETRY)) != LS_BCSN_RELEASED)
-				sched_yield();      /* re-queued (at the front) */
+				usleep(100);        /* re-queued (at the front) */
 			ops->unlock(state);         /* must hand off */
 			assert_true(ops->is_locked(state));
 			assert_int_equal(ops->trylock(state), EBUSY);
@@ -564,6 +581,7 @@ static void run_handoff(const char *name)
 		assert_idle();
 	}
 	atomic_store(&ls_spin_limit, saved);
+	pthread_setaffinity_np(pthread_self(), sizeof all, &all);
 	assert_true(observed);
 }
 
