@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "../core/lockable.h"
+
 #define LS_LOCK_STATE_BYTES 16
 
 struct ls_lock_ops {
@@ -76,6 +78,17 @@ struct ls_lock_ops {
 		.unlock = id##_unlock,                                                  \
 		.is_locked = id##_is_locked,                                            \
 	}
+
+/* A wrapper's view of its inner backend (core/lockable.h).  Copied once,
+ * in compose(): core/ wrappers never see the backend table. */
+static inline void ls_lockable_from_ops(struct ls_lockable *to, const struct ls_lock_ops *from)
+{
+	to->lock = from->lock;
+	to->trylock = from->trylock;
+	to->timedlock = from->timedlock;
+	to->unlock = from->unlock;
+	to->is_locked = from->is_locked;
+}
 
 /* The table, in listing order; ends with NULL. */
 extern const struct ls_lock_ops *const ls_backends[];

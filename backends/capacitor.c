@@ -10,32 +10,28 @@
 
 _Static_assert(sizeof(struct ls_capacitor) == 8, "capacitor word");
 
-/* Bound once by compose(), before any lock operation. */
-static _Atomic(const struct ls_lock_ops *) inner_ops;
-
-static const struct ls_lock_ops *in(void)
-{
-	return atomic_load_explicit(&inner_ops, memory_order_relaxed);
-}
+/* The inner backend's verbs as core/ sees them; filled by compose(),
+ * which runs once, before any lock operation. */
+static struct ls_lockable inner_lock;
 
 static void *inner_state(void *s) { return (char *)s + INNER_OFFSET; }
 
-static int cap_lock(void *s) { return ls_capacitor_lock(s, in(), inner_state(s)); }
-static int cap_trylock(void *s) { return ls_capacitor_trylock(s, in(), inner_state(s)); }
+static int cap_lock(void *s) { return ls_capacitor_lock(s, &inner_lock, inner_state(s)); }
+static int cap_trylock(void *s) { return ls_capacitor_trylock(s, &inner_lock, inner_state(s)); }
 static int cap_timedlock(void *s, clockid_t c, const struct timespec *t)
 {
-	return ls_capacitor_timedlock(s, in(), inner_state(s), c, t);
+	return ls_capacitor_timedlock(s, &inner_lock, inner_state(s), c, t);
 }
-static void cap_unlock(void *s) { ls_capacitor_unlock(s, in(), inner_state(s)); }
-static bool cap_is_locked(void *s) { return in()->is_locked(inner_state(s)); }
+static void cap_unlock(void *s) { ls_capacitor_unlock(s, &inner_lock, inner_state(s)); }
+static bool cap_is_locked(void *s) { return inner_lock.is_locked(inner_state(s)); }
 static void cap_compose(const struct ls_lock_ops *inner)
 {
-	atomic_store_explicit(&inner_ops, inner, memory_order_relaxed);
+	ls_lockable_from_ops(&inner_lock, inner);
 }
 
 const struct ls_lock_ops ls_backend_capacitor = {
 	.name = "capacitor",
-	.about = "capacitor (platoons of LOCKSWAP_BYPASS) around INNER: at most B-1 later arrivals overtake a waiter; semaphore spins then parks",
+	.about = "capacitor (platoons of LOCKSWAP_BYPASS) around INNER: at most B-1 later arrivals overtake a waiter; the next platoon is woken ahead and spins",
 	.state_size = sizeof(struct ls_capacitor),
 	.lock = cap_lock,
 	.trylock = cap_trylock,

@@ -1,20 +1,14 @@
 #include "bcs_park.h"
 
-#include "spin.h"
+#include "wait.h"
 
 uint32_t ls_bcs_park_wait_slow(_Atomic uint32_t *word)
 {
-	uint32_t v, delay = 1;
-	/* Bounded spin: LOCKSWAP_SPIN polls, exponential back-off between. */
-	for (unsigned polls = ls_spin_bound(); polls; polls--) {
-		for (uint32_t i = 0; i < delay; i++)
-			ls_cpu_relax();
-		if (delay < LS_BCS_PARK_BACKOFF_MAX)
-			delay <<= 1;
-		v = atomic_load_explicit(word, memory_order_acquire);
-		if (v)
-			return v;
-	}
+	uint32_t v;
+	/* Spin while the waiting policy allows (core/wait.h).  acquire:
+	 * pairs with the release exchange in ls_bcs_park_reply(). */
+	if (LS_SPIN_UNTIL(word, (v = atomic_load_explicit(word, memory_order_acquire)) != 0))
+		return v;
 	v = 0;
 	/* Park.  acquire on failure: a reply arrived and we return it. */
 	while (!atomic_compare_exchange_weak_explicit(word, &v, LS_BCS_PARK_SLEEP,

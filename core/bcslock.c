@@ -4,7 +4,7 @@
 #include <sys/mman.h>
 
 #include "futex.h"
-#include "spin.h"
+#include "wait.h"
 #include "timespec.h"
 
 /*
@@ -125,11 +125,9 @@ static int node_wait(struct ls_bcslock_node *n, uint32_t all, uint32_t any,
                      clockid_t clock, const struct timespec *abstime)
 {
 	/* acquire: pairs with the consumer's release fetch_or in reply(). */
-	uint32_t s = atomic_load_explicit(&n->status, memory_order_acquire);
-	for (unsigned i = ls_spin_bound(); i && !satisfied(s, all, any); i--) {
-		ls_cpu_relax();
-		s = atomic_load_explicit(&n->status, memory_order_acquire);
-	}
+	uint32_t s;
+	LS_SPIN_UNTIL(n, satisfied(s = atomic_load_explicit(&n->status, memory_order_acquire),
+	                           all, any));
 	while (!satisfied(s, all, any)) {
 		if (abstime && ls_timespec_negative(abstime))
 			return ETIMEDOUT;
@@ -142,7 +140,7 @@ static int node_wait(struct ls_bcslock_node *n, uint32_t all, uint32_t any,
 				continue;
 			s |= LS_BCSN_SLEEP;
 		}
-		int r = ls_futex_wait(&n->status, s, clock, abstime);
+		int r = ls_park(&n->status, s, clock, abstime);
 		s = atomic_load_explicit(&n->status, memory_order_acquire);
 		if (r == ETIMEDOUT && !satisfied(s, all, any))
 			return ETIMEDOUT;
@@ -369,12 +367,17 @@ static int poll_lock(struct ls_bcslock *l, clockid_t clock,
  * try, then LOCKSWAP_SPIN polls. */
 static bool retry_spin(struct ls_bcslock *l)
 {
-	for (unsigned i = ls_spin_bound() + 1; i; i--) {
-		if (ls_bcslock_trylock(l) == 0)
-			return true;
-		ls_cpu_relax();
-	}
-	return false;
+	return ls_bcslock_trylock(l) == 0 ||
+	       LS_SPIN_UNTIL(l, ls_bcslock_trylock(l) == 0);
+}
+
+/* One poll of a newcomer: true to stop (taken, or a waiter is queued). */
+static bool newcomer_step(struct ls_bcslock *l, bool *got)
+{
+	uint32_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	if (!(w & LS_BCSL_LOCKED))
+		return (*got = ls_bcslock_trylock(l) == 0);
+	return (w & LS_BCSL_WAITERS) != 0;
 }
 
 /* A timed-out LOCK: wait until it has been handled, then take it back out
@@ -409,14 +412,10 @@ int ls_bcslock_lock_slow(struct ls_bcslock *l, bool wf, clockid_t clock,
 {
 	/* Bounded spin (LOCKSWAP_SPIN polls) on a plain load; stop once a
 	 * waiter is queued: the lock goes to it (offered or handed over). */
-	for (unsigned i = ls_spin_bound(); i; i--) {
-		uint32_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
-		if (!(w & LS_BCSL_LOCKED) && ls_bcslock_trylock(l) == 0)
-			return 0;
-		if (w & LS_BCSL_WAITERS)
-			break;
-		ls_cpu_relax();
-	}
+	bool got = false;
+	LS_SPIN_UNTIL(l, newcomer_step(l, &got));
+	if (got)
+		return 0;
 	if (abstime && ls_timespec_negative(abstime))
 		return ls_bcslock_trylock(l) == 0 ? 0 : ETIMEDOUT;
 	struct ls_bcslock_node *n = ls_bcslock_node_self();

@@ -5,10 +5,10 @@
 #include <stdbool.h>
 
 #include "futex.h"
-#include "spin.h"
 #include "thread.h"
 #include "timespec.h"
 #include "twa.h"
+#include "wait.h"
 
 _Atomic unsigned ls_capacitor_bypass = 4;
 _Atomic unsigned ls_capacitor_sem = LS_CAP_SEM_TWA;
@@ -30,18 +30,80 @@ static _Atomic uint32_t *low_half(struct ls_capacitor *c)
 #endif
 }
 
+static void traced(struct ls_capacitor *c, uint16_t t)
+{
+	ls_capacitor_trace_fn f = atomic_load_explicit(&ls_capacitor_trace, memory_order_relaxed);
+	if (f)
+		f(c, t);
+}
+
+/* Whether the current holder came through the semaphore (it holds one
+ * credit of the current platoon). */
+static bool holder_came_through(uint64_t w, const struct ls_lockable *in, void *inner)
+{
+	return ls_capacitor_marks_holder() ? (w & LS_CAP_HOLDER) != 0 : in->is_locked(inner);
+}
+
+/* A holder that came through the semaphore says so, where some do not. */
+static void mark_holder(struct ls_capacitor *c)
+{
+	/* relaxed: only the inner lock's holder touches this bit; the inner
+	 * lock orders the set/clear of successive holders. */
+	if (ls_capacitor_marks_holder())
+		atomic_fetch_or_explicit(&c->word, LS_CAP_HOLDER, memory_order_relaxed);
+}
+
 /* Fork child: reset to a fresh platoon holding only the current holder. */
-void ls_capacitor_renew(struct ls_capacitor *c)
+static void renew(struct ls_capacitor *c, const struct ls_lockable *in, void *inner)
 {
 	uint32_t e = ls_capacitor_epoch_now();
 	uint64_t w = atomic_load_explicit(&c->word, memory_order_relaxed);
 	while (ls_capacitor_epoch_of(w) != e) {
+		bool held = holder_came_through(w, in, inner);
 		uint64_t nw = (w & LS_CAP_HOLDER) | ((uint64_t)e << LS_CAP_EPOCH_SHIFT) |
-		              ((w & LS_CAP_HOLDER) ? LS_CAP_TICKET_ONE : 0);
+		              (held ? LS_CAP_TICKET_ONE : 0);
 		if (atomic_compare_exchange_weak_explicit(&c->word, &w, nw, memory_order_relaxed,
 		                                          memory_order_relaxed))
 			return;
 	}
+}
+
+static void renew_if_forked(struct ls_capacitor *c, const struct ls_lockable *in, void *inner)
+{
+	if (ls_capacitor_epoch_of(atomic_load_explicit(&c->word, memory_order_relaxed)) !=
+	    ls_capacitor_epoch_now())
+		renew(c, in, inner);
+}
+
+/* Tickets that may spin: the admitted platoon, the next one, and as many
+ * more as CPUs may spin (core/wait.h). */
+static uint32_t spin_window(unsigned b)
+{
+	return b + ls_wait_spin_bound();
+}
+
+static bool in_window(uint64_t w, uint16_t t, unsigned b)
+{
+	return (uint16_t)(t - ls_capacitor_base_of(w)) < b + spin_window(b);
+}
+
+/* Wake the tickets base+from .. base+from+moved-1 among the `outstanding`
+ * handed out from base (TWA: only buckets with a sleeper cost a syscall). */
+static void wake_range(struct ls_capacitor *c, uint16_t base, uint32_t from,
+                       uint32_t outstanding, uint32_t moved)
+{
+	if (outstanding <= from)
+		return;
+	uint32_t n = outstanding - from < moved ? outstanding - from : moved;
+	for (uint32_t i = 0; i < n; i++)
+		ls_twa_wake(ls_twa_bucket(c, (uint16_t)(base + from + i)));
+}
+
+/* Fractional bypass: true with probability LOCKSWAP_CAPACITOR_SKIP/1000. */
+static bool skip_now(void)
+{
+	unsigned p = atomic_load_explicit(&ls_capacitor_skip, memory_order_relaxed);
+	return p && ls_capacitor_skip_draw(p);
 }
 
 /* The departure that completed a platoon (w: the word after it) opens
@@ -62,15 +124,13 @@ void ls_capacitor_open_platoon(struct ls_capacitor *c, uint64_t w, unsigned b)
 	} while (!atomic_compare_exchange_weak_explicit(&c->word, &w, nw, memory_order_seq_cst,
 	                                                memory_order_relaxed));
 	if (w & LS_CAP_WAITERS)
-		ls_futex_wake(low_half(c), INT_MAX);
-	/* Tickets already handed out beyond the old platoon, now admitted. */
-	uint16_t first = (uint16_t)(ls_capacitor_base_of(w) + b);
+		ls_unpark(low_half(c), INT_MAX);
+	/* Tickets already handed out beyond the old platoon: those now
+	 * admitted, then (wake-ahead) those that now enter the spin window.
+	 * Each wake costs a syscall only if its bucket has a sleeper. */
 	uint32_t outstanding = (uint16_t)(ls_capacitor_ticket_of(nw) - ls_capacitor_base_of(w));
-	if (outstanding <= b)
-		return;
-	uint32_t nwake = outstanding - b < n * b ? outstanding - b : n * b;
-	for (uint32_t i = 0; i < nwake; i++)
-		ls_twa_wake(ls_twa_bucket(c, (uint16_t)(first + i)));
+	wake_range(c, ls_capacitor_base_of(w), b, outstanding, n * b);
+	wake_range(c, ls_capacitor_base_of(w), b + spin_window(b), outstanding, n * b);
 }
 
 /* Timed out waiting in the semaphore with ticket t.  Returns 0 if t was
@@ -92,33 +152,37 @@ static int give_back(struct ls_capacitor *c, uint16_t t, unsigned b)
 	return ETIMEDOUT;
 }
 
+/* A waiter in the spin window spins while the policy allows. */
+static bool spin_admitted(struct ls_capacitor *c, uint16_t t, unsigned b)
+{
+	uint64_t w = atomic_load_explicit(&c->word, memory_order_relaxed);
+	return in_window(w, t, b) &&
+	       LS_SPIN_UNTIL(c, ls_capacitor_admitted(atomic_load_explicit(&c->word,
+	                                                                   memory_order_relaxed),
+	                                              t, b));
+}
+
 int ls_capacitor_take_slow(struct ls_capacitor *c, uint16_t t, unsigned b, clockid_t clock,
                            const struct timespec *abstime)
 {
 	bool expired = abstime && ls_timespec_negative(abstime);
 	unsigned sem = atomic_load_explicit(&ls_capacitor_sem, memory_order_relaxed);
-	uint64_t w = atomic_load_explicit(&c->word, memory_order_relaxed);
-	/* Bounded spin (LOCKSWAP_SPIN polls); with twa only for the next
-	 * platoon: a thread further back will sleep for a whole platoon. */
-	if (!expired && (sem == LS_CAP_SEM_TICKET || ls_capacitor_admitted(w, t, 2 * b))) {
-		for (unsigned i = ls_spin_bound(); i; i--) {
-			if (ls_capacitor_admitted(atomic_load_explicit(&c->word, memory_order_relaxed), t, b))
-				return 0;
-			ls_cpu_relax();
-		}
-	}
+	if (!expired && spin_admitted(c, t, b))
+		return 0;
 	if (sem == LS_CAP_SEM_TICKET) {
 		for (;;) {
-			w = atomic_fetch_or_explicit(&c->word, LS_CAP_WAITERS, memory_order_relaxed);
+			uint64_t w = atomic_fetch_or_explicit(&c->word, LS_CAP_WAITERS,
+			                                      memory_order_relaxed);
 			if (ls_capacitor_admitted(w, t, b))
 				return 0;
 			if (expired)
 				return give_back(c, t, b);
 			/* The CAS that opens a platoon changes base (the low half)
 			 * and sees our WAITERS, so the wait cannot miss it. */
-			if (ls_futex_wait(low_half(c), (uint32_t)w, clock, abstime) ==
-			    ETIMEDOUT)
+			if (ls_park(low_half(c), (uint32_t)w, clock, abstime) == ETIMEDOUT)
 				expired = true;
+			else if (spin_admitted(c, t, b))
+				return 0;
 		}
 	}
 	struct ls_twa_bucket *bk = ls_twa_bucket(c, t);
@@ -133,9 +197,12 @@ int ls_capacitor_take_slow(struct ls_capacitor *c, uint16_t t, unsigned b, clock
 			ls_twa_leave(bk);
 			return give_back(c, t, b);
 		}
-		if (ls_twa_park(bk, seq, clock, abstime) == ETIMEDOUT)
+		if (ls_park(&bk->seq, seq, clock, abstime) == ETIMEDOUT)
 			expired = true;
 		ls_twa_leave(bk);
+		/* Woken: admitted, or woken ahead into the spin window. */
+		if (!expired && spin_admitted(c, t, b))
+			return 0;
 	}
 }
 
@@ -152,13 +219,11 @@ bool ls_capacitor_skip_draw(unsigned p)
 	return x % 1000u < p;
 }
 
-int ls_capacitor_trylock(struct ls_capacitor *c, const struct ls_lock_ops *in, void *inner)
+int ls_capacitor_trylock(struct ls_capacitor *c, const struct ls_lockable *in, void *inner)
 {
-	if (ls_capacitor_contended_mode() || ls_capacitor_skip_now())
+	if (ls_capacitor_contended_mode() || skip_now())
 		return in->trylock(inner);
-	if (ls_capacitor_epoch_of(atomic_load_explicit(&c->word, memory_order_relaxed)) !=
-	    ls_capacitor_epoch_now())
-		ls_capacitor_renew(c);
+	renew_if_forked(c, in, inner);
 	unsigned b = ls_capacitor_b();
 	uint64_t w = atomic_load_explicit(&c->word, memory_order_relaxed);
 	do {
@@ -166,31 +231,69 @@ int ls_capacitor_trylock(struct ls_capacitor *c, const struct ls_lock_ops *in, v
 			return EBUSY; /* closed: do not overtake its waiters */
 	} while (!atomic_compare_exchange_weak_explicit(&c->word, &w, w + LS_CAP_TICKET_ONE,
 	                                                memory_order_relaxed, memory_order_relaxed));
-	ls_capacitor_traced(c, ls_capacitor_ticket_of(w));
+	traced(c, ls_capacitor_ticket_of(w));
 	if (in->trylock(inner) != 0) {
 		ls_capacitor_depart(c);
 		return EBUSY;
 	}
-	ls_capacitor_mark_holder(c);
+	mark_holder(c);
 	return 0;
 }
 
-int ls_capacitor_timedlock(struct ls_capacitor *c, const struct ls_lock_ops *in, void *inner,
-                           clockid_t clock, const struct timespec *abstime)
+struct leave_ctx {
+	struct ls_capacitor *c;
+	uint16_t t;
+	unsigned b;
+	bool admitted;
+};
+
+/* Cancelled while waiting: give the ticket back as a timeout would, or,
+ * once admitted (the inner lock's own leave step has run), depart. */
+static void leave_capacitor(void *arg)
+{
+	struct leave_ctx *x = arg;
+	if (x->admitted || give_back(x->c, x->t, x->b) == 0)
+		ls_capacitor_depart(x->c);
+}
+
+/* Arrive (take a ticket, wait for its platoon), then the inner lock. */
+static int through_semaphore(struct ls_capacitor *c, const struct ls_lockable *in, void *inner,
+                             clockid_t clock, const struct timespec *abstime)
+{
+	struct ls_wait_scope sc;
+	struct ls_wait_frame f;
+	ls_wait_enter(&sc);
+	renew_if_forked(c, in, inner);
+	struct leave_ctx x = { .c = c, .b = ls_capacitor_b() };
+	/* relaxed: the semaphore orders no data (the inner lock does). */
+	uint64_t w = atomic_fetch_add_explicit(&c->word, LS_CAP_TICKET_ONE, memory_order_relaxed);
+	x.t = ls_capacitor_ticket_of(w);
+	traced(c, x.t);
+	ls_wait_push(&f, leave_capacitor, &x);
+	int r = 0;
+	if (!ls_capacitor_admitted(w, x.t, x.b))
+		r = ls_capacitor_take_slow(c, x.t, x.b, clock, abstime);
+	if (r == 0) {
+		x.admitted = true;
+		r = abstime ? in->timedlock(inner, clock, abstime) : in->lock(inner);
+		if (r != 0)
+			ls_capacitor_depart(c);
+		else
+			mark_holder(c);
+	}
+	ls_wait_pop(&f);
+	ls_wait_exit(&sc);
+	return r;
+}
+
+int ls_capacitor_acquire(struct ls_capacitor *c, const struct ls_lockable *in, void *inner,
+                         clockid_t clock, const struct timespec *abstime)
 {
 	if (ls_capacitor_contended_mode()) {
 		if (in->trylock(inner) == 0)
 			return 0;
-	} else if (ls_capacitor_skip_now()) {
-		return in->timedlock(inner, clock, abstime);
+	} else if (skip_now()) {
+		return abstime ? in->timedlock(inner, clock, abstime) : in->lock(inner);
 	}
-	if (ls_capacitor_arrive(c, clock, abstime) != 0)
-		return ETIMEDOUT;
-	int r = in->timedlock(inner, clock, abstime);
-	if (r != 0) {
-		ls_capacitor_depart(c);
-		return r;
-	}
-	ls_capacitor_mark_holder(c);
-	return 0;
+	return through_semaphore(c, in, inner, clock, abstime);
 }

@@ -16,7 +16,10 @@
  *                                compared as a signed 16-bit difference
  *   bits 16..31  depart          departures so far in this platoon (< B)
  *   bit  32      LS_CAP_HOLDER   the holder came through the semaphore and
- *                                must depart (set/cleared by the holder)
+ *                                must depart (set/cleared by the holder;
+ *                                only in the modes where some holders skip
+ *                                the semaphore: contended, or SKIP > 0.
+ *                                Otherwise every holder departs.)
  *   bit  33      LS_CAP_WAITERS  someone sleeps on the low half (ticket sem)
  *   bits 40..47  epoch           low 8 bits of ls_fork_epoch
  *   bits 48..63  ticket          next arrival ticket (carry falls off)
@@ -27,13 +30,19 @@
  * B (LOCKSWAP_BYPASS) is at most 16384, and at most 16383 threads may wait
  * on one capacitor at once (16-bit tickets, signed comparison).
  *
- * Semaphores (LOCKSWAP_CAPACITOR_SEM):
- *   ticket  the text's simple semaphore: spin LOCKSWAP_SPIN polls on base,
- *           then sleep on the word's low half; a platoon change wakes all
- *           sleepers (the next platoon, and the later ones, who re-sleep).
- *   twa     the TWA semaphore: spin only when in the next platoon, sleep on
- *           the waiting-array bucket of (capacitor, ticket); a platoon
- *           change wakes exactly the buckets of the tickets it admits.
+ * Semaphores (LOCKSWAP_CAPACITOR_SEM), waiting through core/wait.h:
+ *   ticket  the text's simple semaphore: spin on base while the policy
+ *           allows, then sleep on the word's low half; a platoon change
+ *           wakes all sleepers (the next platoon, and the later ones, who
+ *           re-sleep).
+ *   twa     the TWA semaphore: only the tickets in the spin window (the
+ *           next platoon plus as many tickets as CPUs may spin,
+ *           ls_wait_spin_bound()) spin; the others sleep on the
+ *           waiting-array bucket of (capacitor, ticket).  A platoon change
+ *           wakes the buckets of the tickets it admits, and wakes ahead
+ *           the tickets that enter the spin window, so the next platoon
+ *           is usually running when it is admitted: the platoon hand-over
+ *           seldom waits for the scheduler.
  * Modes:
  *   always     every lock goes through the semaphore (the bound holds)
  *   contended  try the inner lock first; only a thread that finds it held
@@ -50,10 +59,18 @@
  *   member of the next platoon can overlap (the bound weakens to 2B-1 for
  *   the threads inside then).  Documented limit.
  *
+ * Leaving: a thread cancelled while it waits in the semaphore gives its
+ * ticket back exactly as a timed-out one does; cancelled while it waits
+ * for the inner lock, it departs (after the inner lock's own leave step).
+ * The whole acquisition runs inside one cancellation scope (core/wait.h).
+ * Misuse: unlocking while the inner lock is free changes nothing, so an
+ * unlock of a free mutex, or an unlock by a non-owner followed by the
+ * owner's, departs exactly once.
+ *
  * fork: members and waiters other than the forking thread are dead in a
  * child and would never depart.  Before taking a ticket a thread compares
  * the epoch; on a mismatch it resets the word (one CAS) to a fresh platoon
- * that holds only the current holder if LS_CAP_HOLDER is set.
+ * that holds only the current holder, if one came through the semaphore.
  *
  * Memory order: the semaphore does not protect data (the inner lock does),
  * so its accesses are relaxed, except where a wait/wake pairs: the TWA
@@ -71,7 +88,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../backends/backend.h"
+#include "lockable.h"
 #include "thread.h"
 
 #define LS_CAP_BASE_SHIFT 0
@@ -104,17 +121,16 @@ struct ls_capacitor {
 };
 
 /* Slow paths (core/capacitor.c). */
-void ls_capacitor_renew(struct ls_capacitor *c);
 int ls_capacitor_take_slow(struct ls_capacitor *c, uint16_t t, unsigned b, clockid_t clock,
                            const struct timespec *abstime);
 void ls_capacitor_open_platoon(struct ls_capacitor *c, uint64_t w, unsigned b);
 bool ls_capacitor_skip_draw(unsigned per_mille);
 
-/* The inner lock is an ls_lock_ops (any non-wrapper backend); its state
- * is `inner`. */
-int ls_capacitor_trylock(struct ls_capacitor *c, const struct ls_lock_ops *in, void *inner);
-int ls_capacitor_timedlock(struct ls_capacitor *c, const struct ls_lock_ops *in, void *inner,
-                           clockid_t clock, const struct timespec *abstime);
+/* The inner lock is driven through `in` (core/lockable.h); its state is
+ * `inner`.  abstime NULL = no deadline. */
+int ls_capacitor_acquire(struct ls_capacitor *c, const struct ls_lockable *in, void *inner,
+                         clockid_t clock, const struct timespec *abstime);
+int ls_capacitor_trylock(struct ls_capacitor *c, const struct ls_lockable *in, void *inner);
 
 static inline unsigned ls_capacitor_b(void)
 {
@@ -151,83 +167,59 @@ static inline bool ls_capacitor_admitted(uint64_t w, uint16_t t, unsigned b)
 	return (int16_t)(uint16_t)(t - ls_capacitor_base_of(w) - b) < 0;
 }
 
-static inline void ls_capacitor_traced(struct ls_capacitor *c, uint16_t t)
-{
-	ls_capacitor_trace_fn f = atomic_load_explicit(&ls_capacitor_trace, memory_order_relaxed);
-	if (f)
-		f(c, t);
-}
-
-/* Arrive: take a ticket and wait until its platoon is admitted.  Returns 0
- * or ETIMEDOUT (the ticket then given back, see above). */
-static inline int ls_capacitor_arrive(struct ls_capacitor *c, clockid_t clock,
-                                      const struct timespec *abstime)
-{
-	if (ls_capacitor_epoch_of(atomic_load_explicit(&c->word, memory_order_relaxed)) !=
-	    ls_capacitor_epoch_now())
-		ls_capacitor_renew(c);
-	unsigned b = ls_capacitor_b();
-	/* relaxed: the semaphore orders no data (the inner lock does). */
-	uint64_t w = atomic_fetch_add_explicit(&c->word, LS_CAP_TICKET_ONE, memory_order_relaxed);
-	uint16_t t = ls_capacitor_ticket_of(w);
-	ls_capacitor_traced(c, t);
-	if (ls_capacitor_admitted(w, t, b))
-		return 0;
-	return ls_capacitor_take_slow(c, t, b, clock, abstime);
-}
-
-/* One departure; the one that completes a platoon opens the next. */
-static inline void ls_capacitor_depart(struct ls_capacitor *c)
-{
-	unsigned b = ls_capacitor_b();
-	uint64_t w = atomic_fetch_add_explicit(&c->word, LS_CAP_DEPART_ONE, memory_order_relaxed);
-	if (ls_capacitor_depart_of(w) + 1 == b)
-		ls_capacitor_open_platoon(c, w + LS_CAP_DEPART_ONE, b);
-}
-
 static inline bool ls_capacitor_contended_mode(void)
 {
 	return atomic_load_explicit(&ls_capacitor_mode, memory_order_relaxed) ==
 	       LS_CAP_MODE_CONTENDED;
 }
 
-/* Fractional bypass: true with probability LOCKSWAP_CAPACITOR_SKIP/1000. */
-static inline bool ls_capacitor_skip_now(void)
+/* Whether some holders skip the semaphore, so that holders that came
+ * through it must say so (LS_CAP_HOLDER). */
+static inline bool ls_capacitor_marks_holder(void)
 {
-	unsigned p = atomic_load_explicit(&ls_capacitor_skip, memory_order_relaxed);
-	return p && ls_capacitor_skip_draw(p);
+	return ls_capacitor_contended_mode() ||
+	       atomic_load_explicit(&ls_capacitor_skip, memory_order_relaxed) != 0;
 }
 
-static inline void ls_capacitor_mark_holder(struct ls_capacitor *c)
+/* One departure; the one that completes a platoon opens the next. */
+static inline void ls_capacitor_depart(struct ls_capacitor *c)
 {
-	/* relaxed: only the inner lock's holder touches this bit; the inner
-	 * lock orders the set/clear of successive holders. */
-	atomic_fetch_or_explicit(&c->word, LS_CAP_HOLDER, memory_order_relaxed);
+	unsigned b = ls_capacitor_b();
+	/* relaxed: the semaphore orders no data (the inner lock does). */
+	uint64_t w = atomic_fetch_add_explicit(&c->word, LS_CAP_DEPART_ONE, memory_order_relaxed);
+	if (ls_capacitor_depart_of(w) + 1 == b)
+		ls_capacitor_open_platoon(c, w + LS_CAP_DEPART_ONE, b);
 }
 
-static inline int ls_capacitor_lock(struct ls_capacitor *c, const struct ls_lock_ops *in,
+static inline int ls_capacitor_lock(struct ls_capacitor *c, const struct ls_lockable *in,
                                     void *inner)
 {
-	if (ls_capacitor_contended_mode()) {
-		if (in->trylock(inner) == 0)
-			return 0;
-	} else if (ls_capacitor_skip_now()) {
-		return in->lock(inner);
-	}
-	ls_capacitor_arrive(c, CLOCK_MONOTONIC, NULL);
-	in->lock(inner);
-	ls_capacitor_mark_holder(c);
-	return 0;
+	return ls_capacitor_acquire(c, in, inner, CLOCK_MONOTONIC, NULL);
 }
 
-static inline void ls_capacitor_unlock(struct ls_capacitor *c, const struct ls_lock_ops *in,
+static inline int ls_capacitor_timedlock(struct ls_capacitor *c, const struct ls_lockable *in,
+                                         void *inner, clockid_t clock,
+                                         const struct timespec *abstime)
+{
+	return ls_capacitor_acquire(c, in, inner, clock, abstime);
+}
+
+static inline void ls_capacitor_unlock(struct ls_capacitor *c, const struct ls_lockable *in,
                                        void *inner)
 {
-	if (!(atomic_load_explicit(&c->word, memory_order_relaxed) & LS_CAP_HOLDER)) {
-		in->unlock(inner);
+	/* Misuse (free, or already unlocked by a non-owner): nothing to do,
+	 * and above all no second departure. */
+	if (!in->is_locked(inner))
 		return;
+	if (ls_capacitor_marks_holder()) {
+		if (!(atomic_load_explicit(&c->word, memory_order_relaxed) & LS_CAP_HOLDER)) {
+			in->unlock(inner);
+			return;
+		}
+		/* relaxed: only the inner lock's holder touches this bit; the
+		 * inner lock orders the set/clear of successive holders. */
+		atomic_fetch_and_explicit(&c->word, ~LS_CAP_HOLDER, memory_order_relaxed);
 	}
-	atomic_fetch_and_explicit(&c->word, ~LS_CAP_HOLDER, memory_order_relaxed);
 	in->unlock(inner);
 	ls_capacitor_depart(c);
 }

@@ -3,23 +3,18 @@
 #include <sched.h>
 
 #include "bcs_park.h"
-#include "spin.h"
+#include "wait.h"
 
 /* The head saw `last` move past cur: an arrival swapped itself in and is
  * about to link cur->next.  LOCKSWAP_SPIN polls, then yield between polls. */
 static struct ls_combining_node *wait_link(struct ls_combining_node *cur)
 {
 	struct ls_combining_node *next;
-	unsigned spins = ls_spin_bound();
 	/* acquire: pairs with the arrival's release link store. */
-	while (!(next = atomic_load_explicit(&cur->next, memory_order_acquire))) {
-		if (spins) {
-			spins--;
-			ls_cpu_relax();
-		} else {
-			sched_yield();
-		}
-	}
+	if (LS_SPIN_UNTIL(cur, (next = atomic_load_explicit(&cur->next, memory_order_acquire))))
+		return next;
+	while (!(next = atomic_load_explicit(&cur->next, memory_order_acquire)))
+		sched_yield();
 	return next;
 }
 

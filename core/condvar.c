@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "futex.h"
-#include "spin.h"
+#include "wait.h"
 #include "timespec.h"
 
 /* Internal lock states (low two bits of cv->lock). */
@@ -21,12 +21,12 @@ static inline uint32_t epoch_bits(void)
 
 /* Take the queue lock; returns the epoch base to pass to queue_unlock.
  * Critical sections under it are a few pointer updates, so waiters spin
- * briefly (ls_spin_bound) and then park. */
+ * while the waiting policy allows (core/wait.h), then park. */
 static uint32_t queue_lock(struct ls_condvar *cv)
 {
 	uint32_t e = epoch_bits();
 	uint32_t take = e | LOCK_HELD;
-	unsigned spins = ls_spin_bound();
+	bool spun = false;
 	for (;;) {
 		uint32_t w = atomic_load_explicit(&cv->lock, memory_order_relaxed);
 		if ((w & ~3u) != e) {
@@ -45,10 +45,11 @@ static uint32_t queue_lock(struct ls_condvar *cv)
 				return e;
 			continue;
 		}
-		if (spins) {
-			spins--;
-			ls_cpu_relax();
-			continue;
+		if (!spun) {
+			spun = true;
+			if (LS_SPIN_UNTIL(cv, (atomic_load_explicit(&cv->lock, memory_order_relaxed) &
+			                       3) == LOCK_FREE))
+				continue;
 		}
 		/* Parked lockers take the lock as PARKED from then on, since
 		 * others may still sleep behind them. */

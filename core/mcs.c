@@ -3,9 +3,9 @@
 #include <sched.h>
 
 #include "qnode.h"
-#include "spin.h"
 #include "thread.h"
 #include "timespec.h"
+#include "wait.h"
 
 static uint32_t tail_of(uint32_t w) { return w >> LS_MCS_TAIL_SHIFT; }
 
@@ -20,7 +20,7 @@ void ls_mcs_unlock_slow(struct ls_mcs *l)
 	uint32_t w = atomic_fetch_and_explicit(&l->word, ~(LS_MCS_LOCKED | LS_MCS_PARKED),
 	                                       memory_order_release);
 	if (w & LS_MCS_PARKED)
-		ls_futex_wake(&l->word, 1);
+		ls_unpark(&l->word, 1);
 }
 
 /* Free, or unlocked with a queue left over from before a fork. */
@@ -55,7 +55,7 @@ static void promote(struct ls_mcs *l, uint32_t id)
 			                                            memory_order_release,
 			                                            memory_order_relaxed)) {
 				if (s == LS_MCS_SLEEPING)
-					ls_futex_wake(&n->state, 1);
+					ls_unpark(&n->state, 1);
 				return;
 			}
 			continue;
@@ -76,18 +76,32 @@ static void promote(struct ls_mcs *l, uint32_t id)
 	}
 }
 
-/* Waiting for promotion.  Returns 0 (now head), ETIMEDOUT (node abandoned,
- * we are out), or EAGAIN (timed out but promoted: leave as head). */
-static int wait_turn(struct ls_qnode *n, clockid_t clock, const struct timespec *abstime)
+/* Wake-ahead: a new head makes its successor spin, if it sleeps, so that
+ * the successor is running when the head takes the lock and promotes it.
+ * A hint only: the successor may be unlinked yet (then it spins or parks
+ * on its own) or abandoned (then the CAS fails). */
+static void wake_successor(struct ls_qnode *n)
 {
-	/* acquire loads of HEAD pair with the release CAS in promote. */
-	for (unsigned i = ls_spin_bound(); i; i--) {
-		if (atomic_load_explicit(&n->state, memory_order_acquire) == LS_MCS_HEAD)
-			return 0;
-		ls_cpu_relax();
-	}
+	/* acquire: pairs with ls_qnode_link's release (the node is set up). */
+	uint32_t id = atomic_load_explicit(&n->next, memory_order_acquire);
+	if (!id || id == LS_QNODE_LINK_PARKED)
+		return;
+	struct ls_qnode *s = ls_qnode_by_id(id);
+	uint32_t st = LS_MCS_SLEEPING;
+	if (atomic_compare_exchange_strong_explicit(&s->state, &st, LS_MCS_WAITING,
+	                                            memory_order_relaxed, memory_order_relaxed))
+		ls_unpark(&s->state, 1);
+}
+
+/* Waiting for promotion.  `spin`: start awake (our predecessor looked like
+ * the head).  Returns 0 (now head), ETIMEDOUT (node abandoned, we are
+ * out), or EAGAIN (timed out but promoted: leave as head). */
+static int wait_turn(struct ls_qnode *n, bool spin, clockid_t clock,
+                     const struct timespec *abstime)
+{
 	bool expired = false;
 	for (;;) {
+		/* acquire loads of HEAD pair with the release CAS in promote. */
 		uint32_t s = atomic_load_explicit(&n->state, memory_order_acquire);
 		if (s == LS_MCS_HEAD)
 			return expired ? EAGAIN : 0;
@@ -98,13 +112,20 @@ static int wait_turn(struct ls_qnode *n, clockid_t clock, const struct timespec 
 				return ETIMEDOUT;
 			continue;
 		}
+		/* Awake near the head (or woken ahead): spin while the policy
+		 * allows; deeper waiters park at once. */
+		if (spin && s == LS_MCS_WAITING &&
+		    LS_SPIN_UNTIL(n, atomic_load_explicit(&n->state, memory_order_acquire) ==
+		                             LS_MCS_HEAD))
+			continue;
 		if (s == LS_MCS_WAITING &&
 		    !atomic_compare_exchange_strong_explicit(&n->state, &s, LS_MCS_SLEEPING,
 		                                             memory_order_acquire,
 		                                             memory_order_acquire))
 			continue;
-		if (ls_futex_wait(&n->state, LS_MCS_SLEEPING, clock, abstime) == ETIMEDOUT)
+		if (ls_park(&n->state, LS_MCS_SLEEPING, clock, abstime) == ETIMEDOUT)
 			expired = true;
+		spin = true; /* woken: promoted, or woken ahead to spin */
 	}
 }
 
@@ -113,7 +134,9 @@ static int head(struct ls_mcs *l, struct ls_qnode *n, clockid_t clock,
                 const struct timespec *abstime, bool expired)
 {
 	uint32_t me = n->id;
-	unsigned spins = ls_spin_bound();
+	bool spin = !expired;
+	if (spin)
+		wake_successor(n);
 	for (;;) {
 		/* acquire: pairs with the release in unlock. */
 		uint32_t w = atomic_load_explicit(&l->word, memory_order_acquire);
@@ -144,19 +167,43 @@ static int head(struct ls_mcs *l, struct ls_qnode *n, clockid_t clock,
 			promote(l, next);
 			return ETIMEDOUT;
 		}
-		if (spins) {
-			/* LOCKSWAP_SPIN polls before sleeping on the word. */
-			spins--;
-			ls_cpu_relax();
-			continue;
+		if (spin) {
+			spin = false;
+			if (LS_SPIN_UNTIL(l, !(atomic_load_explicit(&l->word, memory_order_relaxed) &
+			                       LS_MCS_LOCKED)))
+				continue;
 		}
 		if (!(w & LS_MCS_PARKED) &&
 		    !atomic_compare_exchange_weak_explicit(&l->word, &w, w | LS_MCS_PARKED,
 		                                           memory_order_relaxed, memory_order_relaxed))
 			continue;
-		if (ls_futex_wait(&l->word, w | LS_MCS_PARKED, clock, abstime) == ETIMEDOUT)
+		if (ls_park(&l->word, w | LS_MCS_PARKED, clock, abstime) == ETIMEDOUT)
 			expired = true;
+		spin = !expired;
 	}
+}
+
+/* Cancelled while queued: leave exactly as a timeout would, and if the
+ * lock was ours meanwhile, pass it on. */
+struct leave_ctx {
+	struct ls_mcs *l;
+	struct ls_qnode *n;
+	bool is_head;
+};
+
+static void leave_queue(void *arg)
+{
+	struct leave_ctx *c = arg;
+	if (!c->is_head) {
+		uint32_t s = atomic_load_explicit(&c->n->state, memory_order_acquire);
+		while (s != LS_MCS_HEAD)
+			if (atomic_compare_exchange_weak_explicit(&c->n->state, &s, LS_MCS_ABANDONED,
+			                                          memory_order_acquire,
+			                                          memory_order_acquire))
+				return;
+	}
+	if (head(c->l, c->n, CLOCK_MONOTONIC, NULL, true) == 0)
+		ls_mcs_unlock(c->l);
 }
 
 static bool past(clockid_t clock, const struct timespec *abstime)
@@ -165,6 +212,15 @@ static bool past(clockid_t clock, const struct timespec *abstime)
 		return false;
 	uint64_t d = (uint64_t)abstime->tv_sec * 1000000000u + (uint64_t)abstime->tv_nsec;
 	return ls_now_ns(clock) >= d;
+}
+
+/* One poll of a newcomer: true to stop (taken, or a queue exists). */
+static bool newcomer_step(struct ls_mcs *l, bool *got)
+{
+	uint32_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	if (w == 0)
+		return (*got = ls_mcs_trylock(l) == 0);
+	return tail_of(w) != 0;
 }
 
 /* No node (out of memory): poll with trylock, yielding between polls. */
@@ -182,20 +238,20 @@ int ls_mcs_lock_slow(struct ls_mcs *l, clockid_t clock, const struct timespec *a
 {
 	if (abstime && ls_timespec_negative(abstime))
 		return ls_mcs_trylock(l) == 0 ? 0 : ETIMEDOUT;
-	/* While nobody is queued, spin (LOCKSWAP_SPIN polls) for the word to
-	 * become 0; once a queue exists, join it. */
-	for (unsigned i = ls_spin_bound(); i; i--) {
-		uint32_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
-		if (w == 0 && ls_mcs_trylock(l) == 0)
-			return 0;
-		if (tail_of(w))
-			break;
-		ls_cpu_relax();
-	}
+	/* While nobody is queued, spin for the word to become 0; once a queue
+	 * exists, join it. */
+	bool got = false;
+	LS_SPIN_UNTIL(l, newcomer_step(l, &got));
+	if (got)
+		return 0;
 	struct ls_thread *self = ls_thread_self();
 	struct ls_qnode *n = self ? ls_qnode_get(self) : NULL;
 	if (!n)
 		return fallback(l, clock, abstime);
+	struct ls_wait_scope sc;
+	struct ls_wait_frame f;
+	struct leave_ctx ctx = { l, n, false };
+	ls_wait_enter(&sc);
 	uint32_t e = epoch_now();
 	atomic_store_explicit(&n->epoch, e, memory_order_relaxed);
 	atomic_store_explicit(&n->state, LS_MCS_WAITING, memory_order_relaxed);
@@ -206,16 +262,26 @@ int ls_mcs_lock_slow(struct ls_mcs *l, clockid_t clock, const struct timespec *a
 		nw = (w & (LS_MCS_LOCKED | LS_MCS_PARKED)) | (n->id << LS_MCS_TAIL_SHIFT);
 	while (!atomic_compare_exchange_weak_explicit(&l->word, &w, nw, memory_order_acq_rel,
 	                                              memory_order_relaxed));
+	ls_wait_push(&f, leave_queue, &ctx);
 	bool expired = false;
+	int r;
 	if (tail_of(w)) {
 		struct ls_qnode *p = ls_qnode_by_id(tail_of(w));
 		if (atomic_load_explicit(&p->epoch, memory_order_relaxed) == e) {
+			/* A hint: a predecessor that is already head (or has
+			 * taken the lock and freed its node) makes us next. */
+			uint32_t ps = atomic_load_explicit(&p->state, memory_order_relaxed);
 			ls_qnode_link(p, n->id);
-			int r = wait_turn(n, clock, abstime);
+			r = wait_turn(n, ps == LS_MCS_HEAD || ps == LS_QNODE_FREE, clock, abstime);
 			if (r == ETIMEDOUT)
-				return ETIMEDOUT;
+				goto out;
 			expired = r == EAGAIN;
 		}
 	}
-	return head(l, n, clock, abstime, expired);
+	ctx.is_head = true;
+	r = head(l, n, clock, abstime, expired);
+out:
+	ls_wait_pop(&f);
+	ls_wait_exit(&sc);
+	return r;
 }

@@ -15,6 +15,7 @@
  *   bits 2..31  tail           id of the newest queued node (core/qnode.h), 0 = none
  * Node state (its futex word):
  *   WAITING -> SLEEPING (waiter, before futex wait) -> HEAD (predecessor)
+ *   SLEEPING -> WAITING (wake-ahead by the head; the waiter spins again)
  *   WAITING/SLEEPING -> ABANDONED (the waiter timed out; CAS, so it races
  *   cleanly with the promotion to HEAD: exactly one wins)
  *
@@ -38,10 +39,16 @@
  *         is free, in which case it takes it.
  *
  * Fairness: FIFO.  Once a queue exists, arrivals queue behind it; admission
- * is in swap order.  Newcomers only spin (LOCKSWAP_SPIN polls, trying the
- * CAS from 0) while the queue is empty.
- * Waiting: queued waiters spin LOCKSWAP_SPIN polls on their node, then
- * sleep on it; the head sleeps on the lock word.
+ * is in swap order.  Newcomers only spin (while the waiting policy allows,
+ * trying the CAS from 0) while the queue is empty.
+ * Waiting (core/wait.h): the head spins on the lock word, then sleeps on it
+ * with PARKED.  A waiter that queues behind the head spins on its node;
+ * deeper waiters sleep at once.  Wake-ahead: a thread that becomes head
+ * wakes its successor (SLEEPING -> WAITING), which then spins, so the next
+ * owner is usually running when the lock is released.
+ * Cancellation: a waiter cancelled while parked abandons its node as a
+ * timed-out one does; a head leaves as a timed-out head, and passes the
+ * lock on if it took it.
  *
  * fork: every node records the fork epoch it was queued in.  A thread
  * whose predecessor's epoch differs knows that it and everything before it

@@ -5,7 +5,7 @@
 
 #include "futex.h"
 #include "futexlock.h"
-#include "spin.h"
+#include "wait.h"
 
 #define PER_SLAB 256u
 #define MAX_SLABS (LS_QNODE_MAX / PER_SLAB)
@@ -82,19 +82,21 @@ void ls_qnode_link(struct ls_qnode *pred, uint32_t id)
 		ls_futex_wake(&pred->next, 1);
 }
 
+static bool linked(struct ls_qnode *n, uint32_t *v)
+{
+	/* acquire: pairs with the release exchange in ls_qnode_link. */
+	*v = atomic_load_explicit(&n->next, memory_order_acquire);
+	return *v && *v != LS_QNODE_LINK_PARKED;
+}
+
 uint32_t ls_qnode_wait_link(struct ls_qnode *n)
 {
 	uint32_t v;
 	/* The successor is between its tail swap and its link store: a few
-	 * instructions, unless it was preempted.  LOCKSWAP_SPIN polls, then
-	 * park. */
-	for (unsigned i = ls_spin_bound(); i; i--) {
-		/* acquire: pairs with the release exchange in ls_qnode_link. */
-		v = atomic_load_explicit(&n->next, memory_order_acquire);
-		if (v && v != LS_QNODE_LINK_PARKED)
-			return v;
-		ls_cpu_relax();
-	}
+	 * instructions, unless it was preempted.  Spin while the policy
+	 * allows (core/wait.h), then park. */
+	if (LS_SPIN_UNTIL(n, linked(n, &v)))
+		return v;
 	for (;;) {
 		v = 0;
 		if (atomic_compare_exchange_strong_explicit(&n->next, &v, LS_QNODE_LINK_PARKED,

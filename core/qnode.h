@@ -30,7 +30,8 @@
  *
  * Successor link: `next` is 0 until the successor stores its id there
  * (ls_qnode_link, exchange).  A thread that needs the link waits with
- * ls_qnode_wait_link: LOCKSWAP_SPIN polls, then it CASes 0 -> LINK_PARKED
+ * ls_qnode_wait_link: it spins while the waiting policy allows, then it
+ * CASes 0 -> LINK_PARKED
  * and futex-waits; the linker's exchange returns LINK_PARKED and it wakes.
  */
 #ifndef LS_CORE_QNODE_H

@@ -3,7 +3,7 @@
 #include <sched.h>
 
 #include "futex.h"
-#include "spin.h"
+#include "wait.h"
 #include "thread.h"
 #include "timespec.h"
 
@@ -194,7 +194,7 @@ void ls_queued_unlock_slow(struct ls_queued *l)
  * preempted). */
 static bool qlock_acquire(struct ls_queued *l)
 {
-	unsigned spins = ls_spin_bound();
+	bool spun = false;
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
 	for (;;) {
 		if (!head_of(w))
@@ -206,12 +206,11 @@ static bool qlock_acquire(struct ls_queued *l)
 				return true;
 			continue;
 		}
-		if (spins) {
-			spins--;
-			ls_cpu_relax();
-		} else {
+		if (spun ||
+		    !LS_SPIN_UNTIL(l, !(atomic_load_explicit(&l->word, memory_order_relaxed) &
+		                        LS_QUEUED_QLOCKED)))
 			sched_yield();
-		}
+		spun = true;
 		w = atomic_load_explicit(&l->word, memory_order_relaxed);
 	}
 }
@@ -268,19 +267,53 @@ static uint32_t park(struct ls_thread *self, clockid_t clock, const struct times
 {
 	uint32_t ev;
 	/* acquire loads pair with signal_waiter's release store. */
-	for (unsigned i = ls_spin_bound(); i; i--) {
-		if ((ev = atomic_load_explicit(&self->event, memory_order_acquire)) != LS_QUEUED_WAITING)
-			return ev;
-		ls_cpu_relax();
-	}
+	if (LS_SPIN_UNTIL(self, (ev = atomic_load_explicit(&self->event, memory_order_acquire)) !=
+	                                LS_QUEUED_WAITING))
+		return ev;
 	for (;;) {
 		if ((ev = atomic_load_explicit(&self->event, memory_order_acquire)) != LS_QUEUED_WAITING)
 			return ev;
-		if (ls_futex_wait(&self->event, LS_QUEUED_WAITING, clock, abstime) == ETIMEDOUT) {
+		if (ls_park(&self->event, LS_QUEUED_WAITING, clock, abstime) == ETIMEDOUT) {
 			ev = atomic_load_explicit(&self->event, memory_order_acquire);
 			return ev != LS_QUEUED_WAITING ? ev : 0;
 		}
 	}
+}
+
+/* Dequeued by an unlock (so our event is about to say how): wait for it. */
+static uint32_t await_dequeued(struct ls_thread *self)
+{
+	uint32_t ev;
+	while ((ev = atomic_load_explicit(&self->event, memory_order_acquire)) == LS_QUEUED_WAITING)
+		ls_futex_wait(&self->event, LS_QUEUED_WAITING, CLOCK_MONOTONIC, NULL);
+	return ev;
+}
+
+struct leave_ctx {
+	struct ls_queued *l;
+	struct ls_thread *self;
+};
+
+/* Cancelled while queued: leave as a timeout does.  If an unlock dequeued
+ * us first, we either own the lock (HANDOFF) or consumed the wake meant
+ * for the next waiter (WOKEN): either way, taking and releasing the lock
+ * passes it on (the unlock wakes the next waiter); if it is held, its
+ * holder's unlock does that. */
+static void leave_queue(void *arg)
+{
+	struct leave_ctx *c = arg;
+	if (remove_self(c->l, c->self))
+		return;
+	if (await_dequeued(c->self) == LS_QUEUED_HANDOFF || ls_queued_trylock(c->l) == 0)
+		ls_queued_unlock(c->l);
+}
+
+/* One poll of a newcomer: true to stop (the lock looks free, or a waiter
+ * queued meanwhile). */
+static bool newcomer_done(struct ls_queued *l)
+{
+	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	return !(w & LS_QUEUED_LOCKED) || (head_of(w) && !stale(w));
 }
 
 static bool past(clockid_t clock, const struct timespec *abstime)
@@ -307,24 +340,31 @@ int ls_queued_lock_slow(struct ls_queued *l, clockid_t clock, const struct times
 	}
 	unsigned fair = atomic_load_explicit(&ls_queued_fair_us, memory_order_relaxed);
 	uint64_t t0 = 0;
-	unsigned spins = ls_spin_bound();
+	bool spun = false;
+	struct ls_wait_scope sc;
+	struct ls_wait_frame f;
+	struct leave_ctx ctx = { l, self };
+	int r;
+	ls_wait_enter(&sc);
 	for (;;) {
 		uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
 		if (!(w & LS_QUEUED_LOCKED)) {
 			/* acquire: pairs with the release that cleared LOCKED. */
 			if (atomic_compare_exchange_weak_explicit(&l->word, &w, w | LS_QUEUED_LOCKED,
 			                                          memory_order_acquire,
-			                                          memory_order_relaxed))
-				return 0;
+			                                          memory_order_relaxed)) {
+				r = 0;
+				break;
+			}
 			continue;
 		}
 		bool old = stale(w), fresh = old || !head_of(w);
-		/* Bounded spin (LOCKSWAP_SPIN polls), only while nobody is queued:
-		 * otherwise we would barge past parked waiters. */
-		if (spins && fresh) {
-			spins--;
-			ls_cpu_relax();
-			continue;
+		/* Spin (waiting policy) only while nobody is queued: otherwise
+		 * we would barge past parked waiters. */
+		if (!spun && fresh) {
+			spun = true;
+			if (LS_SPIN_UNTIL(l, newcomer_done(l)))
+				continue;
 		}
 		if (fair && !t0)
 			t0 = ls_now_ns(CLOCK_MONOTONIC);
@@ -342,22 +382,30 @@ int ls_queued_lock_slow(struct ls_queued *l, clockid_t clock, const struct times
 		if (!atomic_compare_exchange_weak_explicit(&l->word, &w, nw, memory_order_release,
 		                                           memory_order_relaxed))
 			continue;
+		ls_wait_push(&f, leave_queue, &ctx);
 		uint32_t ev = park(self, clock, abstime);
+		ls_wait_pop(&f);
 		bool expired = ev == 0;
 		if (expired) {
-			if (remove_self(l, self))
-				return ETIMEDOUT;
-			while ((ev = atomic_load_explicit(&self->event, memory_order_acquire)) ==
-			       LS_QUEUED_WAITING)
-				ls_futex_wait(&self->event, LS_QUEUED_WAITING, CLOCK_MONOTONIC, NULL);
+			if (remove_self(l, self)) {
+				r = ETIMEDOUT;
+				break;
+			}
+			ev = await_dequeued(self);
 		}
-		if (ev == LS_QUEUED_HANDOFF)
-			return 0;
+		if (ev == LS_QUEUED_HANDOFF) {
+			r = 0;
+			break;
+		}
 		/* WOKEN: the lock was released; compete again.  If we timed out
 		 * meanwhile, one try: if the lock is held, its holder's unlock
 		 * wakes the next waiter in our place. */
-		if (expired)
-			return ls_queued_trylock(l) == 0 ? 0 : ETIMEDOUT;
-		spins = ls_spin_bound();
+		if (expired) {
+			r = ls_queued_trylock(l) == 0 ? 0 : ETIMEDOUT;
+			break;
+		}
+		spun = false;
 	}
+	ls_wait_exit(&sc);
+	return r;
 }

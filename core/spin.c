@@ -1,3 +1,3 @@
 #include "spin.h"
 
-_Atomic unsigned ls_spin_limit = LS_SPIN_DEFAULT;
+_Atomic unsigned ls_spin_limit = LS_SPIN_ADAPTIVE;

@@ -1,19 +1,21 @@
 /*
- * spin.h - bounded spinning, shared by every algorithm in core/.
+ * spin.h - the pause instruction and the LOCKSWAP_SPIN override.
  *
- * ls_spin_limit is the number of polls a waiter makes before it parks
- * (LOCKSWAP_SPIN; the interposer sets it once at start-up, before any lock
- * can be contended, and it is read with relaxed loads: a stale value only
- * changes how long one waiter spins).  Spinning always polls with plain
- * loads and a pause instruction, never with a CAS, so waiters do not steal
- * the holder's cache line.
+ * How long anyone spins is decided by the waiting policy (core/wait.h);
+ * this header only holds what that policy and its callers share.
+ * ls_spin_limit is LOCKSWAP_SPIN: LS_SPIN_ADAPTIVE (the default) or a
+ * fixed number of polls.  The interposer sets it once at start-up, before
+ * any lock can be contended; it is read with relaxed loads (a stale value
+ * only changes how long one waiter spins).  Spinning always polls with
+ * plain loads and a pause instruction, never with a CAS, so waiters do
+ * not steal the holder's cache line.
  */
 #ifndef LS_CORE_SPIN_H
 #define LS_CORE_SPIN_H
 
 #include <stdatomic.h>
 
-#define LS_SPIN_DEFAULT 100u
+#define LS_SPIN_ADAPTIVE 0xffffffffu /* ls_spin_limit: no override */
 
 extern _Atomic unsigned ls_spin_limit;
 
@@ -26,11 +28,6 @@ static inline void ls_cpu_relax(void)
 #else
 	atomic_signal_fence(memory_order_seq_cst);
 #endif
-}
-
-static inline unsigned ls_spin_bound(void)
-{
-	return atomic_load_explicit(&ls_spin_limit, memory_order_relaxed);
 }
 
 #endif

@@ -1,8 +1,8 @@
 #include "ticket.h"
 
-#include "spin.h"
 #include "timespec.h"
 #include "twa.h"
+#include "wait.h"
 
 static uint64_t with_epoch(uint64_t w, uint32_t e)
 {
@@ -82,54 +82,115 @@ static struct timespec soon(void)
 	return ts;
 }
 
+/* Distance from the ticket being served: 0 = ours, 1 = next, ... */
+static uint16_t distance(struct ls_ticket *l, uint16_t t, memory_order mo)
+{
+	return (uint16_t)(t - ls_ticket_grant(atomic_load_explicit(&l->word, mo)));
+}
+
+struct leave_ctx {
+	struct ls_ticket *l;
+	uint16_t t;
+};
+
+/* Cancelled while waiting with ticket t: give it up as a timeout would,
+ * and if it was granted meanwhile, pass the lock on. */
+static void leave_ticket(void *arg)
+{
+	struct leave_ctx *c = arg;
+	int r;
+	while ((r = abandon(c->l, c->t)) == EAGAIN) {
+		/* More than the abandon window behind the head: wait for the
+		 * queue to move (plain park: we are already being cancelled). */
+		struct ls_twa_bucket *b = ls_twa_bucket(c->l, c->t);
+		struct timespec retry = soon();
+		uint32_t seq = ls_twa_enter(b);
+		ls_twa_park(b, seq, CLOCK_MONOTONIC, &retry);
+		ls_twa_leave(b);
+	}
+	if (r == 0)
+		ls_ticket_unlock(c->l);
+}
+
+/*
+ * Waiting with ticket t (see ticket.h, "Waiting"): the two waiters nearest
+ * the head spin, the others park on their waiting-array bucket; the waiter
+ * that becomes next (distance 1) wakes the one behind it, off the critical
+ * path, so that the next owner is usually already running when the lock
+ * is released.  Correctness never depends on that early wake: the unlock
+ * that grants t always wakes t's bucket.
+ */
 int ls_ticket_wait_slow(struct ls_ticket *l, uint16_t t, clockid_t clock,
                         const struct timespec *abstime)
 {
-	/* Bounded spin: LOCKSWAP_SPIN polls of grant.  acquire: pairs with the
-	 * release CAS of the unlock that grants t. */
-	for (unsigned i = ls_spin_bound(); i; i--) {
-		if (ls_ticket_grant(atomic_load_explicit(&l->word, memory_order_acquire)) == t)
-			return 0;
-		ls_cpu_relax();
-	}
+	struct ls_wait_scope sc;
+	struct ls_wait_frame f;
+	struct leave_ctx ctx = { l, t };
 	struct ls_twa_bucket *b = ls_twa_bucket(l, t);
-	bool expired = false;
+	bool expired = false, woke_next = false;
 	struct timespec retry;
+	int r;
+	ls_wait_enter(&sc);
+	ls_wait_push(&f, leave_ticket, &ctx);
 	for (;;) {
+		/* acquire: pairs with the release CAS of the unlock that grants t. */
+		uint16_t d = distance(l, t, memory_order_acquire);
+		if (d == 0) {
+			r = 0;
+			break;
+		}
+		if (d == 1 && !woke_next) {
+			ls_twa_wake(ls_twa_bucket(l, (uint16_t)(t + 1)));
+			woke_next = true;
+		}
+		if (d <= 2 && !expired &&
+		    LS_SPIN_UNTIL(l, distance(l, t, memory_order_acquire) < d))
+			continue;
 		uint32_t seq = ls_twa_enter(b);
 		/* seq_cst: the waiting array's protocol (core/twa.h); also
 		 * acquire, pairing with the release CAS of unlock. */
-		if (ls_ticket_grant(atomic_load_explicit(&l->word, memory_order_seq_cst)) == t) {
+		d = distance(l, t, memory_order_seq_cst);
+		if (d == 0) {
 			ls_twa_leave(b);
-			return 0;
+			r = 0;
+			break;
 		}
 		if (expired) {
-			int r = abandon(l, t);
+			r = abandon(l, t);
 			if (r != EAGAIN) {
 				ls_twa_leave(b);
-				return r;
+				break;
 			}
 			retry = soon();
-			ls_twa_park(b, seq, CLOCK_MONOTONIC, &retry);
-		} else if (ls_twa_park(b, seq, clock, abstime) == ETIMEDOUT) {
+			ls_park(&b->seq, seq, CLOCK_MONOTONIC, &retry);
+		} else if (d == 1 && !woke_next) {
+			/* Became next since the check above: wake-ahead first. */
+		} else if (ls_park(&b->seq, seq, clock, abstime) == ETIMEDOUT) {
 			expired = true;
 		}
 		ls_twa_leave(b);
 	}
+	ls_wait_pop(&f);
+	ls_wait_exit(&sc);
+	return r;
 }
 
 int ls_ticket_lock_slow(struct ls_ticket *l, clockid_t clock, const struct timespec *abstime)
 {
 	if (abstime && ls_timespec_negative(abstime))
 		return ls_ticket_trylock(l) == 0 ? 0 : ETIMEDOUT;
+	struct ls_wait_scope sc;
+	ls_wait_enter(&sc);
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
 	if (ls_ticket_epoch_of(w) != ls_ticket_epoch_now())
 		renew(l);
 	/* acquire: pairs with the release CAS in unlock. */
 	w = atomic_fetch_add_explicit(&l->word, LS_TICKET_NEXT_ONE, memory_order_acquire);
-	if (ls_ticket_next(w) == ls_ticket_grant(w))
-		return 0;
-	return ls_ticket_wait_slow(l, ls_ticket_next(w), clock, abstime);
+	int r = 0;
+	if (ls_ticket_next(w) != ls_ticket_grant(w))
+		r = ls_ticket_wait_slow(l, ls_ticket_next(w), clock, abstime);
+	ls_wait_exit(&sc);
+	return r;
 }
 
 void ls_ticket_unlock_slow(struct ls_ticket *l, uint64_t w)
@@ -140,6 +201,10 @@ void ls_ticket_unlock_slow(struct ls_ticket *l, uint64_t w)
 	do {
 		g = ls_ticket_grant(w);
 		uint16_t n = ls_ticket_next(w);
+		/* Unlocking a free lock is a tolerated misuse (glibc survives
+		 * it): grant must not move ahead of next. */
+		if (n == g)
+			return;
 		if (ls_ticket_epoch_of(w) != e) {
 			/* Held since before a fork by this (the forking) thread:
 			 * every waiter is a dead parent thread.  Release to free. */

@@ -31,8 +31,15 @@
  *          time of those handoffs (documented limit).
  *
  * Fairness: FIFO among waiters (admission in ticket order); a timed-out
- * ticket never delays the others.  Waiting: LOCKSWAP_SPIN polls of grant,
- * then park on bucket(lock, ticket), so a release wakes one waiter.
+ * or cancelled ticket never delays the others.
+ * Waiting (core/wait.h): the two waiters nearest the head spin while the
+ * policy allows; the others park on bucket(lock, ticket), so a release
+ * wakes one waiter.  The waiter that becomes next wakes the one behind it
+ * ahead of time (off the critical path), so hand-over seldom waits for
+ * the scheduler.  A cancelled waiter abandons its ticket like a timed-out
+ * one (and passes the lock on if it was granted meanwhile).
+ * Misuse: unlocking a free lock leaves it as it is (grant never passes
+ * next).
  *
  * fork: in a child, any ticket other than the holder's belongs to a dead
  * parent thread (the forking thread was in fork(), not waiting).  Every
@@ -92,14 +99,17 @@ void ls_ticket_unlock_slow(struct ls_ticket *l, uint64_t w);
 
 static inline int ls_ticket_lock(struct ls_ticket *l)
 {
+	/* One CAS when free: taking a ticket and then waiting for it is two
+	 * steps, which only the slow path takes, inside its cancellation
+	 * scope (core/wait.h): a thread cancelled between them would leave a
+	 * ticket that nobody ever serves. */
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
-	if (ls_ticket_epoch_of(w) == ls_ticket_epoch_now()) {
-		/* acquire: pairs with the release CAS in unlock. */
-		w = atomic_fetch_add_explicit(&l->word, LS_TICKET_NEXT_ONE, memory_order_acquire);
-		if (ls_ticket_next(w) == ls_ticket_grant(w))
-			return 0;
-		return ls_ticket_wait_slow(l, ls_ticket_next(w), CLOCK_MONOTONIC, NULL);
-	}
+	if (ls_ticket_epoch_of(w) == ls_ticket_epoch_now() &&
+	    ls_ticket_next(w) == ls_ticket_grant(w) &&
+	    /* acquire: pairs with the release CAS in unlock. */
+	    atomic_compare_exchange_strong_explicit(&l->word, &w, w + LS_TICKET_NEXT_ONE,
+	                                            memory_order_acquire, memory_order_relaxed))
+		return 0;
 	return ls_ticket_lock_slow(l, CLOCK_MONOTONIC, NULL);
 }
 

@@ -12,19 +12,22 @@
  * Transitions:
  *   lock     test-and-set: fetch_or(LOCKED); acquired iff LOCKED was clear
  *   park     fetch_add(WAITER), futex-wait while LOCKED, fetch_sub(WAITER)
- *   unlock   fetch_sub(LOCKED); if the old word had waiters, wake one
+ *   unlock   clear LOCKED (CAS; a free lock is left alone); if the old
+ *            word had waiters, wake one
  * Unlike the 3-state futex lock, a woken waiter need not re-mark the word
  * "contended": the count says exactly whether a wake is needed.
  *
- * Waiting: LOCKSWAP_SPIN polls of a plain load (pause between each), the
- * set attempted only when the load saw the lock free; then park on the word.
+ * Waiting: spin on a plain load while the waiting policy allows
+ * (core/wait.h), the set attempted only when the load saw the lock free;
+ * then park on the word.  A waiter cancelled while parked takes its count
+ * back out of the word.
  *
  * Fairness: none.  A newcomer or the releasing thread can take the lock
  * ahead of a woken waiter indefinitely (no bypass bound): this is the unfair
  * lock the capacitor is meant to wrap.  Progress: deadlock-free.
  *
  * Memory order: the acquiring fetch_or is acquire and pairs with the release
- * fetch_sub of unlock.  Waiter count and LOCKED live in one word, so the
+ * CAS of unlock.  Waiter count and LOCKED live in one word, so the
  * park/unlock race is settled by the modification order of that word: a
  * waiter counted before the unlock is woken, one counted after sees the
  * lock free in its own fetch_add result.
@@ -55,12 +58,12 @@ struct ls_tts {
 };
 
 int ls_tts_lock_slow(struct ls_tts *l, clockid_t clock, const struct timespec *abstime);
-void ls_tts_wake_slow(struct ls_tts *l);
+void ls_tts_unlock_slow(struct ls_tts *l, uint32_t w);
 
 /* The test-and-set step; true if it took the lock. */
 static inline bool ls_tts_tas(struct ls_tts *l)
 {
-	/* acquire: pairs with the release fetch_sub in ls_tts_unlock. */
+	/* acquire: pairs with the release CAS in ls_tts_unlock(_slow). */
 	return !(atomic_fetch_or_explicit(&l->word, LS_TTS_LOCKED, memory_order_acquire) &
 	         LS_TTS_LOCKED);
 }
@@ -90,10 +93,13 @@ static inline int ls_tts_timedlock(struct ls_tts *l, clockid_t clock,
 
 static inline void ls_tts_unlock(struct ls_tts *l)
 {
-	/* release: publishes the critical section to the next acquirer. */
-	if (atomic_fetch_sub_explicit(&l->word, LS_TTS_LOCKED, memory_order_release) !=
-	    LS_TTS_LOCKED)
-		ls_tts_wake_slow(l);
+	uint32_t w = LS_TTS_LOCKED;
+	/* release: publishes the critical section to the next acquirer.  A
+	 * CAS, not a subtraction: unlocking a free lock (a misuse glibc
+	 * survives) must leave the word alone (ls_tts_unlock_slow). */
+	if (!atomic_compare_exchange_strong_explicit(&l->word, &w, 0, memory_order_release,
+	                                             memory_order_relaxed))
+		ls_tts_unlock_slow(l, w);
 }
 
 static inline bool ls_tts_is_locked(struct ls_tts *l)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../core/thread.h"
+#include "cancel.h"
 #include "options.h"
 #include "real.h"
 #include "stats.h"
@@ -111,6 +112,7 @@ const struct ls_lock_ops *ls_init(void)
 	const struct ls_lock_ops *b = NULL;
 
 	record_key_create();
+	ls_cancel_install();
 	if (!ls_real_resolve(&missing)) {
 		snprintf(line, sizeof line, "lockswap: cannot find glibc's %s; lockswap needs glibc >= 2.34\n", missing);
 		report_once(line);

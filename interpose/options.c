@@ -77,7 +77,11 @@ static unsigned long value_of(const struct ls_option *o, const char *v)
 {
 	unsigned long n = 0;
 	switch (o->kind) {
-	case LS_OPT_UINT: parse_uint(v, &n); return n;
+	case LS_OPT_UINT:
+		if (*o->choices && parse_choice(o->choices, v) == 0)
+			return LS_OPT_UINT_WORD;
+		parse_uint(v, &n);
+		return n;
 	case LS_OPT_BOOL: return (unsigned long)parse_bool(v);
 	case LS_OPT_CHOICE: return (unsigned long)parse_choice(o->choices, v);
 	default: return 0;
@@ -92,7 +96,10 @@ bool ls_option_check(const struct ls_option *o, const char *v, char *err, size_t
 	case LS_OPT_UINT:
 		if (parse_uint(v, &n) && n >= o->min && n <= o->max)
 			return true;
-		snprintf(why, sizeof why, "not a whole number in %lu..%lu", o->min, o->max);
+		if (*o->choices && parse_choice(o->choices, v) == 0)
+			return true;
+		snprintf(why, sizeof why, "not a whole number in %lu..%lu%s%s", o->min, o->max,
+		         *o->choices ? " or " : "", o->choices);
 		break;
 	case LS_OPT_BOOL:
 		if (parse_bool(v) >= 0)

@@ -16,7 +16,10 @@
 
 #include "../core/spin.h"
 
+/* LS_OPT_UINT may also accept one word, its CHOICES (LOCKSWAP_SPIN's
+ * "adaptive"): the target then receives LS_OPT_UINT_WORD. */
 enum ls_opt_kind { LS_OPT_UINT, LS_OPT_BOOL, LS_OPT_CHOICE, LS_OPT_BACKEND, LS_OPT_TEXT };
+#define LS_OPT_UINT_WORD 0xffffffffu
 
 /* Targets of options that do not belong to a core/ module. */
 extern _Atomic unsigned ls_opt_verbose;

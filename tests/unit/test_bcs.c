@@ -363,8 +363,8 @@ static void run_mutex(const char *name, unsigned spin)
 	assert_idle();
 }
 
-static void bcs_mutex_exclusion(void **st) { run_mutex("bcs", LS_SPIN_DEFAULT); }
-static void bcs_wf_mutex_exclusion(void **st) { run_mutex("bcs-wf", LS_SPIN_DEFAULT); }
+static void bcs_mutex_exclusion(void **st) { run_mutex("bcs", LS_SPIN_ADAPTIVE); }
+static void bcs_wf_mutex_exclusion(void **st) { run_mutex("bcs-wf", LS_SPIN_ADAPTIVE); }
 /* LOCKSWAP_SPIN=0: every contended call queues and parks. */
 static void bcs_mutex_exclusion_nospin(void **st) { run_mutex("bcs", 0); }
 static void bcs_wf_mutex_exclusion_nospin(void **st) { run_mutex("bcs-wf", 0); }

@@ -83,7 +83,7 @@ static void run(unsigned spin)
 	assert_false(ls_combining_busy(&lock));
 }
 
-static void combining_exactly_once(void **st) { run(LS_SPIN_DEFAULT); }
+static void combining_exactly_once(void **st) { run(LS_SPIN_ADAPTIVE); }
 /* LOCKSWAP_SPIN=0: waiters park on the futex at once. */
 static void combining_exactly_once_parking(void **st) { run(0); }
 

@@ -28,7 +28,7 @@ static void uint_values(void **state)
 	assert_true(check("SPIN", "0"));
 	assert_true(check("SPIN", "1000000"));
 	assert_false(check("SPIN", "1000001"));
-	assert_string_equal(err, "LOCKSWAP_SPIN='1000001': not a whole number in 0..1000000");
+	assert_string_equal(err, "LOCKSWAP_SPIN='1000001': not a whole number in 0..1000000 or adaptive");
 	assert_false(check("SPIN", ""));
 	assert_false(check("SPIN", "-1"));
 	assert_false(check("SPIN", "12x"));
@@ -62,7 +62,7 @@ static void load_is_all_or_nothing(void **state)
 	setenv("LOCKSWAP_VERBOSE", "sometimes", 1);
 	assert_false(ls_options_load(err, sizeof err));
 	assert_non_null(strstr(err, "LOCKSWAP_VERBOSE='sometimes'"));
-	assert_int_equal(atomic_load(&ls_spin_limit), LS_SPIN_DEFAULT); /* back to the default */
+	assert_int_equal(atomic_load(&ls_spin_limit), LS_SPIN_ADAPTIVE); /* back to the default */
 	unsetenv("LOCKSWAP_VERBOSE");
 	setenv("LOCKSWAP_SPNI", "5", 1);
 	assert_false(ls_options_load(err, sizeof err));

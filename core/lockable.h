@@ -1,0 +1,26 @@
+/*
+ * lockable.h - a lock as a wrapper in core/ sees it: verbs on an opaque
+ * state, nothing about what the lock is or how it was chosen.
+ *
+ * Wrappers (the capacitor, concurrency restriction) hold an inner lock in
+ * part of their state and drive it through one of these.  Whoever composes
+ * them (backends/) fills it in; core/ never includes backends/.
+ * The verbs' contract is the backends' (backends/backend.h): lock -> 0,
+ * trylock -> 0 or EBUSY, timedlock -> 0 or ETIMEDOUT with a validated
+ * deadline, unlock by the holder, is_locked a racy snapshot.
+ */
+#ifndef LS_CORE_LOCKABLE_H
+#define LS_CORE_LOCKABLE_H
+
+#include <stdbool.h>
+#include <time.h>
+
+struct ls_lockable {
+	int (*lock)(void *s);
+	int (*trylock)(void *s);
+	int (*timedlock)(void *s, clockid_t clock, const struct timespec *abstime);
+	void (*unlock)(void *s);
+	bool (*is_locked)(void *s);
+};
+
+#endif

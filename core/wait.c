@@ -1,0 +1,205 @@
+#include "wait.h"
+
+#include <sched.h>
+
+#include "timespec.h"
+
+/* ---- the spinner bound ------------------------------------------------ */
+
+static _Atomic unsigned spinners;
+static _Atomic unsigned cpus; /* 0 = not measured yet */
+
+static unsigned measure_cpus(void)
+{
+	cpu_set_t set;
+	unsigned n = 1;
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		n = (unsigned)CPU_COUNT(&set);
+	return n ? n : 1;
+}
+
+unsigned ls_wait_spin_bound(void)
+{
+	/* relaxed: a stale or racing measurement gives the same number. */
+	unsigned n = atomic_load_explicit(&cpus, memory_order_relaxed);
+	if (!n) {
+		n = measure_cpus();
+		atomic_store_explicit(&cpus, n, memory_order_relaxed);
+	}
+	return n - 1; /* one CPU stays for the lock holder */
+}
+
+void ls_wait_set_cpus(unsigned n)
+{
+	atomic_store_explicit(&cpus, n, memory_order_relaxed);
+}
+
+unsigned ls_wait_spinners(void)
+{
+	return atomic_load_explicit(&spinners, memory_order_relaxed);
+}
+
+/* relaxed throughout: the count orders no data, it only rations CPUs. */
+static bool admit_spinner(void)
+{
+	unsigned bound = ls_wait_spin_bound();
+	unsigned n = atomic_load_explicit(&spinners, memory_order_relaxed);
+	do {
+		if (n >= bound)
+			return false;
+	} while (!atomic_compare_exchange_weak_explicit(&spinners, &n, n + 1, memory_order_relaxed,
+	                                                memory_order_relaxed));
+	return true;
+}
+
+/* ---- per-lock spin estimates ------------------------------------------ */
+
+#define EST_SLOTS 256u
+
+struct est_slot {
+	_Alignas(64) _Atomic uint32_t ns; /* 0 = never measured */
+};
+static struct est_slot estimates[EST_SLOTS];
+
+static _Atomic uint32_t *estimate_of(const void *lock)
+{
+	uint32_t h = (uint32_t)((uintptr_t)lock >> 4) * 0x9e3779b1u;
+	return &estimates[h >> 24].ns;
+}
+
+static uint32_t clamp_budget(uint64_t ns)
+{
+	return ns < LS_SPIN_MIN_NS ? LS_SPIN_MIN_NS : ns > LS_SPIN_MAX_NS ? LS_SPIN_MAX_NS : (uint32_t)ns;
+}
+
+bool ls_spin_start(struct ls_spin *s, const void *lock)
+{
+	unsigned fixed = atomic_load_explicit(&ls_spin_limit, memory_order_relaxed);
+	if (fixed == 0 || !admit_spinner())
+		return false;
+	s->polls = 0;
+	s->est = estimate_of(lock);
+	if (fixed != LS_SPIN_ADAPTIVE) {
+		s->budget = fixed;
+		s->start_ns = 0;
+		return true;
+	}
+	/* relaxed: estimates are hints; a lost update costs one odd budget. */
+	uint32_t e = atomic_load_explicit(s->est, memory_order_relaxed);
+	s->budget = clamp_budget(3ull * (e ? e : LS_SPIN_INIT_NS));
+	s->start_ns = ls_now_ns(CLOCK_MONOTONIC);
+	return true;
+}
+
+bool ls_spin_more(struct ls_spin *s)
+{
+	ls_cpu_relax();
+	s->polls++;
+	if (!s->start_ns)
+		return s->polls < s->budget;
+	/* The clock is read every 8 polls: a vDSO call costs about as much
+	 * as a few pauses. */
+	if (s->polls & 7)
+		return true;
+	return ls_now_ns(CLOCK_MONOTONIC) - s->start_ns < s->budget;
+}
+
+void ls_spin_stop(struct ls_spin *s, bool won)
+{
+	atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
+	if (!s->start_ns)
+		return;
+	uint32_t e = atomic_load_explicit(s->est, memory_order_relaxed);
+	if (!e)
+		e = LS_SPIN_INIT_NS;
+	if (won) {
+		uint64_t d = ls_now_ns(CLOCK_MONOTONIC) - s->start_ns;
+		if (d > LS_SPIN_MAX_NS)
+			d = LS_SPIN_MAX_NS;
+		/* Mean over the last few successful spins (weight 1/4). */
+		e = (uint32_t)(((uint64_t)e * 3 + d) / 4);
+	} else {
+		e /= 2; /* spinning did not pay: try shorter next time */
+	}
+	atomic_store_explicit(s->est, e ? e : 1, memory_order_relaxed);
+}
+
+/* ---- parking and cancellation ----------------------------------------- */
+
+_Atomic(const struct ls_wait_cancel_hooks *) ls_wait_cancel_hooks;
+
+/* Per thread: inside a scope that turned asynchronous cancellation off
+ * (parks are then cancellable), the leave steps registered in it, and
+ * whether the thread is already being cancelled (leave steps then run
+ * as ordinary code: nothing may re-arm cancellation). */
+static __thread bool cancellable;
+static __thread bool unwinding;
+static __thread struct ls_wait_frame *frames;
+
+static const struct ls_wait_cancel_hooks *hooks(void)
+{
+	/* acquire: pairs with the embedder's release store of the table. */
+	return atomic_load_explicit(&ls_wait_cancel_hooks, memory_order_acquire);
+}
+
+void ls_wait_enter(struct ls_wait_scope *sc)
+{
+	sc->held = false;
+	if (cancellable || unwinding)
+		return;
+	const struct ls_wait_cancel_hooks *h = hooks();
+	if (h && h->hold()) {
+		sc->held = true;
+		cancellable = true;
+	}
+}
+
+void ls_wait_exit(struct ls_wait_scope *sc)
+{
+	if (!sc->held)
+		return;
+	cancellable = false;
+	frames = NULL;
+	hooks()->restore();
+}
+
+void ls_wait_push(struct ls_wait_frame *f, void (*leave)(void *), void *arg)
+{
+	f->leave = leave;
+	f->arg = arg;
+	f->linked = cancellable;
+	if (f->linked) {
+		f->up = frames;
+		frames = f;
+	}
+}
+
+void ls_wait_pop(struct ls_wait_frame *f)
+{
+	if (f->linked)
+		frames = f->up;
+}
+
+/* The thread was cancelled inside a park: leave every structure it waits
+ * in, innermost first.  Runs on the cancelled thread, during unwinding. */
+static void run_leave_steps(void *arg)
+{
+	(void)arg;
+	cancellable = false;
+	unwinding = true;
+	while (frames) {
+		struct ls_wait_frame *f = frames;
+		frames = f->up;
+		f->leave(f->arg);
+	}
+	/* unwinding stays set: the thread is on its way out, and the
+	 * program's own cleanup handlers may still lock and unlock. */
+}
+
+int ls_park(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
+            const struct timespec *abstime)
+{
+	if (cancellable)
+		return hooks()->park(word, expected, clock, abstime, run_leave_steps, NULL);
+	return ls_futex_wait(word, expected, clock, abstime);
+}

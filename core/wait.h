@@ -1,0 +1,150 @@
+/*
+ * wait.h - the waiting policy: how every algorithm in core/ spins, parks,
+ * wakes, and lets a waiter that is cancelled give up its place.
+ *
+ * No algorithm keeps its own spin constants.  Each asks this module three
+ * questions:
+ *
+ *   1. May I spin, and for how long?  (ls_spin_start / ls_spin_more)
+ *      - Spinning pays only while a CPU is free for the spinner: a
+ *        process-wide count of spinning threads is kept against the CPUs
+ *        the process may run on (sched_getaffinity), leaving one for the
+ *        lock holder.  A waiter that would exceed it parks at once.  The
+ *        count never exceeds the bound (a CAS admits each spinner).
+ *      - The budget is time, not polls, and it adapts: each lock address
+ *        hashes to an estimate of how long a successful spin on it lasts
+ *        (an exponentially weighted mean of recent successful spins);
+ *        the budget is a few times that, clamped to
+ *        [LS_SPIN_MIN_NS, LS_SPIN_MAX_NS].  A spin that ran out halves
+ *        the estimate, so on a lock held for long, waiters quickly stop
+ *        burning CPU; the lower clamp keeps probing.  The upper clamp is
+ *        well above the ~7 us a hand-over to a parked thread costs.
+ *      - LOCKSWAP_SPIN=N (an override) replaces the time budget by N
+ *        polls; the spinner bound still applies.
+ *
+ *   2. Who waits awake?  That is each algorithm's decision, made with
+ *      ls_spin_*: queue locks let only the waiters nearest the head spin
+ *      and wake their successor ahead of the hand-over (see each
+ *      algorithm's header), so the next owner is already running when the
+ *      lock is released, whenever a CPU is free for it.
+ *
+ *   3. How do I sleep?  ls_park() (a futex wait).  While a lock call runs
+ *      for a thread that had asynchronous cancellation enabled, its parks
+ *      are the only places where it can be cancelled, and a cancellation
+ *      there runs the "leave" steps that the algorithm registered with
+ *      ls_wait_push() (innermost first): each gives up the thread's queue
+ *      position exactly as a timeout would, so a cancelled waiter never
+ *      blocks the threads behind it.  Outside parks the thread runs with
+ *      cancellation deferred (ls_wait_enter/ls_wait_exit around every slow
+ *      path), so it is never cancelled half-way through a queue update.
+ *      core/ knows nothing of pthreads: the embedder installs the hooks
+ *      (ls_wait_cancel_hooks); without them parks are plain futex waits.
+ */
+#ifndef LS_CORE_WAIT_H
+#define LS_CORE_WAIT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "futex.h"
+#include "spin.h"
+
+#define LS_SPIN_MIN_NS 2000u    /* a spin always gets this long */
+#define LS_SPIN_MAX_NS 60000u   /* and never longer than this */
+#define LS_SPIN_INIT_NS 4000u   /* starting estimate of a successful spin */
+
+/* One waiter's spin phase. */
+struct ls_spin {
+	uint64_t start_ns;
+	uint32_t budget;      /* ns, or polls with the override */
+	uint32_t polls;
+	_Atomic uint32_t *est; /* the lock's estimate slot */
+};
+
+/* Begin spinning for lock `lock`.  False: no CPU is free, park at once
+ * (nothing to stop).  True: call ls_spin_more() between polls, and
+ * ls_spin_stop() once done, whatever the outcome. */
+bool ls_spin_start(struct ls_spin *s, const void *lock);
+
+/* Pause once; false when the budget is spent (then call ls_spin_stop). */
+bool ls_spin_more(struct ls_spin *s);
+
+/* End of the phase; `won`: the awaited condition came true. */
+void ls_spin_stop(struct ls_spin *s, bool won);
+
+/* Spin until COND holds or the policy says park; evaluates to COND's last
+ * value (true: no need to park).  COND is re-evaluated after each pause. */
+#define LS_SPIN_UNTIL(lock, COND)                                        \
+	__extension__({                                                  \
+		bool ls_won_ = (COND);                                   \
+		struct ls_spin ls_s_;                                    \
+		if (!ls_won_ && ls_spin_start(&ls_s_, (lock))) {         \
+			while (ls_spin_more(&ls_s_))                     \
+				if ((ls_won_ = (COND)))                  \
+					break;                           \
+			ls_spin_stop(&ls_s_, ls_won_);                   \
+		}                                                        \
+		ls_won_;                                                 \
+	})
+
+/* ---- parking ---------------------------------------------------------- */
+
+/* Wait while *word == expected (see ls_futex_wait for the results).
+ * Cancellable inside an ls_wait_enter() scope of an asynchronously
+ * cancellable thread. */
+int ls_park(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
+            const struct timespec *abstime);
+
+static inline void ls_unpark(const _Atomic uint32_t *word, int n)
+{
+	ls_futex_wake(word, n);
+}
+
+/* ---- cancellation ----------------------------------------------------- */
+
+/* A leave step: gives up what the waiter holds in one structure (a queue
+ * position, a semaphore credit, the lock itself if it was granted
+ * meanwhile).  Frames live on the waiter's stack, linked innermost first;
+ * they are only linked while the thread is cancellable, so pushing costs
+ * one TLS load otherwise. */
+struct ls_wait_frame {
+	void (*leave)(void *arg);
+	void *arg;
+	struct ls_wait_frame *up;
+	bool linked;
+};
+
+/* A slow path's scope: entered before the first shared-state change the
+ * path makes, exited on every return. */
+struct ls_wait_scope {
+	bool held; /* this scope turned asynchronous cancellation off */
+};
+
+void ls_wait_enter(struct ls_wait_scope *sc);
+void ls_wait_exit(struct ls_wait_scope *sc);
+void ls_wait_push(struct ls_wait_frame *f, void (*leave)(void *arg), void *arg);
+void ls_wait_pop(struct ls_wait_frame *f);
+
+/* The embedder's side (the interposer: interpose/cancel.c). */
+struct ls_wait_cancel_hooks {
+	/* Turn asynchronous cancellation off for the calling thread; true if
+	 * it was on (and cancellation enabled), i.e. it must be restored. */
+	bool (*hold)(void);
+	void (*restore)(void);
+	/* Futex wait with asynchronous cancellation on, and `cleanup(arg)`
+	 * run if the thread is cancelled inside it. */
+	int (*park)(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
+	            const struct timespec *abstime, void (*cleanup)(void *), void *arg);
+};
+extern _Atomic(const struct ls_wait_cancel_hooks *) ls_wait_cancel_hooks;
+
+/* ---- introspection (tests, lockswap list) ----------------------------- */
+
+unsigned ls_wait_spinners(void);   /* threads spinning now */
+unsigned ls_wait_spin_bound(void); /* the most that may spin at once */
+/* Test hook: pretend the process may use n CPUs (0 = measure again). */
+void ls_wait_set_cpus(unsigned n);
+
+#endif
