@@ -407,6 +407,22 @@ static int cancel(struct ls_bcslock *l, struct ls_bcslock_node *n, bool wf)
 	return ETIMEDOUT;
 }
 
+struct leave_ctx {
+	struct ls_bcslock *l;
+	struct ls_bcslock_node *n;
+	bool wf;
+};
+
+/* Cancelled while our LOCK is queued: take it back exactly as a timeout
+ * does; if the lock was granted (or offered and taken) meanwhile, pass it
+ * on. */
+static void leave_request(void *arg)
+{
+	struct leave_ctx *c = arg;
+	if (cancel(c->l, c->n, c->wf) == 0 && !ls_bcslock_unlock_fast(c->l))
+		ls_bcslock_unlock_slow(c->l, c->wf);
+}
+
 int ls_bcslock_lock_slow(struct ls_bcslock *l, bool wf, clockid_t clock,
                          const struct timespec *abstime)
 {
@@ -421,6 +437,11 @@ int ls_bcslock_lock_slow(struct ls_bcslock *l, bool wf, clockid_t clock,
 	struct ls_bcslock_node *n = ls_bcslock_node_self();
 	if (!n)
 		return poll_lock(l, clock, abstime);
+	struct ls_wait_scope sc;
+	struct ls_wait_frame f;
+	struct leave_ctx ctx = { l, n, wf };
+	int r;
+	ls_wait_enter(&sc);
 	n->tries = 0;
 	for (;;) {
 		/* relaxed: every reply to our previous request is in (lifetime
@@ -428,23 +449,33 @@ int ls_bcslock_lock_slow(struct ls_bcslock *l, bool wf, clockid_t clock,
 		atomic_store_explicit(&n->status, 0, memory_order_relaxed);
 		n->op = LS_BCSN_LOCK;
 		submit(l, n, wf);
-		if (node_wait(n, LS_BCSN_RELEASED, LS_BCSN_GRANTED | LS_BCSN_RETRY,
-		              clock, abstime) != 0)
-			return cancel(l, n, wf);
+		ls_wait_push(&f, leave_request, &ctx);
+		r = node_wait(n, LS_BCSN_RELEASED, LS_BCSN_GRANTED | LS_BCSN_RETRY, clock, abstime);
+		ls_wait_pop(&f);
+		if (r != 0) {
+			r = cancel(l, n, wf);
+			break;
+		}
 		if (atomic_load_explicit(&n->status, memory_order_relaxed) &
 		    LS_BCSN_GRANTED)
-			return 0;
+			break;
 		if (retry_spin(l))
-			return 0;
+			break;
 		if (n->tries < UINT8_MAX)
 			n->tries++;   /* lost the race: front of the FIFO next */
 	}
+	ls_wait_exit(&sc);
+	return r;
 }
 
 void ls_bcslock_unlock_slow(struct ls_bcslock *l, bool wf)
 {
 	struct ls_bcslock_node *n = ls_bcslock_node_self();
 	bool borrowed = !n;
+	/* Our UNLOCK may make us the consumer of other threads' requests:
+	 * no cancellation may cut that short. */
+	struct ls_wait_scope sc;
+	ls_wait_enter_quiet(&sc);
 	if (borrowed) {
 		while (atomic_exchange_explicit(&spare_busy, 1, memory_order_acquire))
 			sched_yield();
@@ -456,4 +487,5 @@ void ls_bcslock_unlock_slow(struct ls_bcslock *l, bool wf)
 	node_wait(n, LS_BCSN_RELEASED, 0, CLOCK_MONOTONIC, NULL);
 	if (borrowed)
 		atomic_store_explicit(&spare_busy, 0, memory_order_release);
+	ls_wait_exit(&sc);
 }

@@ -14,7 +14,7 @@ static uint32_t epoch_now(void)
 	return atomic_load_explicit(&ls_fork_epoch, memory_order_relaxed);
 }
 
-void ls_mcs_unlock_slow(struct ls_mcs *l)
+static void release_mcs(struct ls_mcs *l)
 {
 	/* release: publishes the critical section to the head. */
 	uint32_t w = atomic_fetch_and_explicit(&l->word, ~(LS_MCS_LOCKED | LS_MCS_PARKED),
@@ -284,4 +284,14 @@ out:
 	ls_wait_pop(&f);
 	ls_wait_exit(&sc);
 	return r;
+}
+
+/* Uncut by asynchronous cancellation (core/wait.h): a release whose wake
+ * were lost would leave the parked head asleep with the lock free. */
+void ls_mcs_unlock_slow(struct ls_mcs *l)
+{
+	struct ls_wait_scope sc;
+	ls_wait_enter_quiet(&sc);
+	release_mcs(l);
+	ls_wait_exit(&sc);
 }

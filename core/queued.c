@@ -155,7 +155,7 @@ static bool handoff(struct ls_queued *l, unsigned fair_us)
 	return true;
 }
 
-void ls_queued_unlock_slow(struct ls_queued *l)
+static void release_queued(struct ls_queued *l)
 {
 	unsigned fair = atomic_load_explicit(&ls_queued_fair_us, memory_order_relaxed);
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
@@ -408,4 +408,14 @@ int ls_queued_lock_slow(struct ls_queued *l, clockid_t clock, const struct times
 	}
 	ls_wait_exit(&sc);
 	return r;
+}
+
+/* Uncut by asynchronous cancellation (core/wait.h): a release cut while
+ * it holds QLOCKED would block every later waiter. */
+void ls_queued_unlock_slow(struct ls_queued *l)
+{
+	struct ls_wait_scope sc;
+	ls_wait_enter_quiet(&sc);
+	release_queued(l);
+	ls_wait_exit(&sc);
 }

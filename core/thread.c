@@ -68,6 +68,8 @@ struct ls_thread *ls_thread_self_slow(void)
 	t->cv_next = t->cv_prev = t->cv_wake_next = NULL;
 	t->cv_owner = NULL;
 	t->stats = NULL;
+	/* Wraps within the bits ls_thread_tag leaves it. */
+	t->incarnation = (t->incarnation + 1) & ((1u << (32 - LS_THREAD_ID_BITS)) - 1);
 	atomic_store_explicit(&t->state, LS_THREAD_ALIVE, memory_order_release);
 	ls_thread_current = t;
 	if (ls_thread_hook)

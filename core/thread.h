@@ -47,7 +47,7 @@ struct ls_thread {
 	_Atomic uint32_t event;
 	uint32_t id;               /* 1.., stable for the record's life */
 	_Atomic uint32_t state;    /* LS_THREAD_FREE / _ALIVE / _DEAD */
-	uint32_t pad0;
+	uint32_t incarnation;      /* times the record was handed out (see ls_thread_tag) */
 	/* Links for the condition variable's wait queue (interpose/cond.c). */
 	struct ls_thread *cv_next;
 	struct ls_thread *cv_prev;
@@ -79,6 +79,18 @@ static inline struct ls_thread *ls_thread_self(void)
 {
 	struct ls_thread *t = ls_thread_current;
 	return __builtin_expect(t != 0, 1) ? t : ls_thread_self_slow();
+}
+
+/* Identity as recorded in objects that may outlive the thread (the owner
+ * of a recursive or error-checking mutex): the id plus the record's
+ * incarnation, so a thread that reuses an exited thread's record is not
+ * taken for it.  Ids are at most 2^20 (core/thread.c), below
+ * 2^LS_THREAD_ID_BITS; the 11-bit incarnation wraps after 2048 reuses of
+ * one record. */
+#define LS_THREAD_ID_BITS 21
+static inline uint32_t ls_thread_tag(const struct ls_thread *t)
+{
+	return t->id | (t->incarnation << LS_THREAD_ID_BITS);
 }
 
 /* The record with this id, or NULL.  Lock-free; valid ids only. */

@@ -193,7 +193,7 @@ int ls_ticket_lock_slow(struct ls_ticket *l, clockid_t clock, const struct times
 	return r;
 }
 
-void ls_ticket_unlock_slow(struct ls_ticket *l, uint64_t w)
+static void release_ticket(struct ls_ticket *l, uint64_t w)
 {
 	uint32_t e = ls_ticket_epoch_now();
 	uint64_t nw;
@@ -229,4 +229,14 @@ void ls_ticket_unlock_slow(struct ls_ticket *l, uint64_t w)
 	                                                memory_order_relaxed));
 	if (ls_ticket_next(nw) != g)
 		ls_twa_wake(ls_twa_bucket(l, g));
+}
+
+/* Uncut by asynchronous cancellation (core/wait.h): a grant whose wake
+ * were lost would leave the new owner asleep and the queue behind it. */
+void ls_ticket_unlock_slow(struct ls_ticket *l, uint64_t w)
+{
+	struct ls_wait_scope sc;
+	ls_wait_enter_quiet(&sc);
+	release_ticket(l, w);
+	ls_wait_exit(&sc);
 }

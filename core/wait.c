@@ -154,6 +154,15 @@ void ls_wait_enter(struct ls_wait_scope *sc)
 	}
 }
 
+void ls_wait_enter_quiet(struct ls_wait_scope *sc)
+{
+	sc->held = false;
+	if (cancellable || unwinding)
+		return;
+	const struct ls_wait_cancel_hooks *h = hooks();
+	sc->held = h && h->hold();
+}
+
 void ls_wait_exit(struct ls_wait_scope *sc)
 {
 	if (!sc->held)

@@ -123,6 +123,10 @@ struct ls_wait_scope {
 };
 
 void ls_wait_enter(struct ls_wait_scope *sc);
+/* The same, for a path that is no cancellation point but must not be cut
+ * half-way (an unlock that serves other threads' requests): parks inside
+ * stay uncancellable. */
+void ls_wait_enter_quiet(struct ls_wait_scope *sc);
 void ls_wait_exit(struct ls_wait_scope *sc);
 void ls_wait_push(struct ls_wait_frame *f, void (*leave)(void *arg), void *arg);
 void ls_wait_pop(struct ls_wait_frame *f);

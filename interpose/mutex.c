@@ -29,11 +29,13 @@ static inline bool served_by_glibc(const struct ls_lock_ops *b, int32_t kind)
 	return ls_backend_is_passthrough(b) || ls_kind_is_glibc(kind);
 }
 
-/* The caller's thread id, 0 if no record could be had (mmap failed). */
+/* The caller's identity as an owner (ls_thread_tag: not inherited by a
+ * thread that reuses an exited owner's record), 0 if no record could be
+ * had (mmap failed). */
 static inline uint32_t self_id(void)
 {
 	struct ls_thread *t = ls_thread_self();
-	return t ? t->id : 0;
+	return t ? ls_thread_tag(t) : 0;
 }
 
 static inline bool owned_by(struct ls_mutex *x, uint32_t me)

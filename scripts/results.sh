@@ -7,15 +7,24 @@
 #                                         leveldb-read leveldb-fill ab capacitor fair
 #   RESULTS_RUNS=3 RESULTS_SECONDS=0.3    rounds per point, seconds per run
 #   RESULTS_BACKENDS="glibc futex ..."    default: every backend listed
+#   RESULTS_THREADS=1,2,4,...             thread counts of the mutex sweeps
+#   RESULTS_LDB_THREADS=1,2,...           thread counts of leveldb-read
+#   RESULTS_OUT=DIR                       default out/results
+#   RESULTS_PYTHON=python3                the interpreter with numpy (default /usr/bin/python3)
+#   RESULTS_NO_BUILD=1                    use the tree as built (a machine
+#                                         without the build dependencies)
+# Parts: uncontended mutex moderate long condvar leveldb-read leveldb-fill ab
+# capacitor fair.
 # Takes about 20-30 minutes for all parts on 2 cores.
 set -eu
 cd "$(dirname "$0")/.."
-make -s all >/dev/null
-OUT=out/results
+[ -n "${RESULTS_NO_BUILD:-}" ] || make -s all >/dev/null
+OUT=${RESULTS_OUT:-out/results}
+TH=${RESULTS_THREADS:-1,2,4,8,16,32,64}
 mkdir -p "$OUT"
 RUNS=${RESULTS_RUNS:-3}
 SECS=${RESULTS_SECONDS:-0.3}
-LS=(/usr/bin/python3 scripts/lockswap)
+LS=("${RESULTS_PYTHON:-/usr/bin/python3}" scripts/lockswap)
 if [ -n "${RESULTS_BACKENDS:-}" ]; then
 	read -r -a backends <<<"$RESULTS_BACKENDS"
 else
@@ -39,16 +48,19 @@ for part in "${parts[@]}"; do
 	uncontended)
 		RUNS=7 scripts/measure-uncontended.sh "${backends[@]}" | tee "$OUT/uncontended.txt" ;;
 	mutex)
-		sweep mutex-short 1,2,4,8,16,32,64 throughput -- \
+		sweep mutex-short "$TH" throughput -- \
 			$MB --threads {threads} --seconds "$SECS" --cs-work 10 --ncs-work 10 --json ;;
+	moderate)
+		sweep mutex-moderate "$TH" throughput -- \
+			$MB --threads {threads} --seconds "$SECS" --cs-work 50 --ncs-work 400 --json ;;
 	long)
-		sweep mutex-long 1,2,4,8,16,32,64 throughput -- \
+		sweep mutex-long "$TH" throughput -- \
 			$MB --threads {threads} --seconds "$SECS" --cs-work 400 --cs-lines 4 --ncs-work 400 --json ;;
 	condvar)
 		sweep condvar 2,4,8,16,32,64 throughput -- \
 			$MB --mode condvar --threads {threads} --seconds "$SECS" --json ;;
 	leveldb-read)
-		sweep leveldb-readrandom 1,2,4,8,16,32 ops_per_sec -- \
+		sweep leveldb-readrandom "${RESULTS_LDB_THREADS:-1,2,4,8,16,32}" ops_per_sec -- \
 			$LB --benchmarks readrandom --threads {threads} --num 100000 --seconds "$SECS" --json ;;
 	leveldb-fill)
 		sweep leveldb-fillrandom 1,2,4,8,16,32 ops_per_sec -- \
