@@ -130,7 +130,8 @@ void ls_capacitor_open_platoon(struct ls_capacitor *c, uint64_t w, unsigned b)
 	 * Each wake costs a syscall only if its bucket has a sleeper. */
 	uint32_t outstanding = (uint16_t)(ls_capacitor_ticket_of(nw) - ls_capacitor_base_of(w));
 	wake_range(c, ls_capacitor_base_of(w), b, outstanding, n * b);
-	wake_range(c, ls_capacitor_base_of(w), b + spin_window(b), outstanding, n * b);
+	if (ls_wait_cpu_free())
+		wake_range(c, ls_capacitor_base_of(w), b + spin_window(b), outstanding, n * b);
 }
 
 /* Timed out waiting in the semaphore with ticket t.  Returns 0 if t was
@@ -152,14 +153,17 @@ static int give_back(struct ls_capacitor *c, uint16_t t, unsigned b)
 	return ETIMEDOUT;
 }
 
-/* A waiter in the spin window spins while the policy allows. */
+/* A waiter in the spin window spins while the platoons keep moving (each
+ * departure changes the word's low half) and the policy allows. */
 static bool spin_admitted(struct ls_capacitor *c, uint16_t t, unsigned b)
 {
 	uint64_t w = atomic_load_explicit(&c->word, memory_order_relaxed);
 	return in_window(w, t, b) &&
-	       LS_SPIN_UNTIL(c, ls_capacitor_admitted(atomic_load_explicit(&c->word,
-	                                                                   memory_order_relaxed),
-	                                              t, b));
+	       LS_SPIN_UNTIL_MOVING(c,
+	                            ls_capacitor_admitted(atomic_load_explicit(&c->word,
+	                                                                       memory_order_relaxed),
+	                                                  t, b),
+	                            atomic_load_explicit(low_half(c), memory_order_relaxed));
 }
 
 int ls_capacitor_take_slow(struct ls_capacitor *c, uint16_t t, unsigned b, clockid_t clock,

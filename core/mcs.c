@@ -93,13 +93,14 @@ static void wake_successor(struct ls_qnode *n)
 		ls_unpark(&s->state, 1);
 }
 
-/* Waiting for promotion.  `spin`: start awake (our predecessor looked like
- * the head).  Returns 0 (now head), ETIMEDOUT (node abandoned, we are
- * out), or EAGAIN (timed out but promoted: leave as head). */
-static int wait_turn(struct ls_qnode *n, bool spin, clockid_t clock,
+/* Waiting for promotion: spin while the queue keeps moving (the lock word
+ * changes with every hand-over) and the policy allows, then sleep.  Returns 0
+ * (now head), ETIMEDOUT (node abandoned, we are out), or EAGAIN (timed
+ * out but promoted: leave as head). */
+static int wait_turn(struct ls_mcs *l, struct ls_qnode *n, clockid_t clock,
                      const struct timespec *abstime)
 {
-	bool expired = false;
+	bool expired = false, spin = true;
 	for (;;) {
 		/* acquire loads of HEAD pair with the release CAS in promote. */
 		uint32_t s = atomic_load_explicit(&n->state, memory_order_acquire);
@@ -112,20 +113,23 @@ static int wait_turn(struct ls_qnode *n, bool spin, clockid_t clock,
 				return ETIMEDOUT;
 			continue;
 		}
-		/* Awake near the head (or woken ahead): spin while the policy
-		 * allows; deeper waiters park at once. */
 		if (spin && s == LS_MCS_WAITING &&
-		    LS_SPIN_UNTIL(n, atomic_load_explicit(&n->state, memory_order_acquire) ==
-		                             LS_MCS_HEAD))
+		    LS_SPIN_UNTIL_MOVING(n,
+		                         atomic_load_explicit(&n->state, memory_order_acquire) ==
+		                                 LS_MCS_HEAD,
+		                         atomic_load_explicit(&l->word, memory_order_relaxed)))
 			continue;
+		spin = false;
 		if (s == LS_MCS_WAITING &&
 		    !atomic_compare_exchange_strong_explicit(&n->state, &s, LS_MCS_SLEEPING,
 		                                             memory_order_acquire,
 		                                             memory_order_acquire))
 			continue;
-		if (ls_park(&n->state, LS_MCS_SLEEPING, clock, abstime) == ETIMEDOUT)
+		if (ls_park(&n->state, LS_MCS_SLEEPING, clock, abstime) == ETIMEDOUT) {
 			expired = true;
-		spin = true; /* woken: promoted, or woken ahead to spin */
+		} else {
+			spin = true; /* promoted, or woken ahead to spin */
+		}
 	}
 }
 
@@ -135,7 +139,7 @@ static int head(struct ls_mcs *l, struct ls_qnode *n, clockid_t clock,
 {
 	uint32_t me = n->id;
 	bool spin = !expired;
-	if (spin)
+	if (spin && ls_wait_cpu_free())
 		wake_successor(n);
 	for (;;) {
 		/* acquire: pairs with the release in unlock. */
@@ -268,11 +272,8 @@ int ls_mcs_lock_slow(struct ls_mcs *l, clockid_t clock, const struct timespec *a
 	if (tail_of(w)) {
 		struct ls_qnode *p = ls_qnode_by_id(tail_of(w));
 		if (atomic_load_explicit(&p->epoch, memory_order_relaxed) == e) {
-			/* A hint: a predecessor that is already head (or has
-			 * taken the lock and freed its node) makes us next. */
-			uint32_t ps = atomic_load_explicit(&p->state, memory_order_relaxed);
 			ls_qnode_link(p, n->id);
-			r = wait_turn(n, ps == LS_MCS_HEAD || ps == LS_QNODE_FREE, clock, abstime);
+			r = wait_turn(l, n, clock, abstime);
 			if (r == ETIMEDOUT)
 				goto out;
 			expired = r == EAGAIN;

@@ -49,6 +49,9 @@ static bool add_slab(void)
 	return true;
 }
 
+/* Records attached to running threads (changed under alloc_lock). */
+static _Atomic unsigned live;
+
 struct ls_thread *ls_thread_self_slow(void)
 {
 	ls_futexlock_lock(&alloc_lock);
@@ -58,6 +61,7 @@ struct ls_thread *ls_thread_self_slow(void)
 	}
 	struct ls_thread *t = free_list;
 	free_list = t->free_next;
+	live++;
 	ls_futexlock_unlock(&alloc_lock);
 
 	atomic_store_explicit(&t->event, 0, memory_order_relaxed);
@@ -100,7 +104,14 @@ void ls_thread_release(struct ls_thread *t)
 	ls_futexlock_lock(&alloc_lock);
 	t->free_next = free_list;
 	free_list = t;
+	live--;
 	ls_futexlock_unlock(&alloc_lock);
+}
+
+unsigned ls_thread_live(void)
+{
+	/* relaxed: a hint for the waiting policy; updated under alloc_lock. */
+	return atomic_load_explicit(&live, memory_order_relaxed);
 }
 
 void ls_thread_after_fork(void)
@@ -124,6 +135,7 @@ void ls_thread_after_fork(void)
 			free_list = t;
 		}
 	}
+	atomic_store_explicit(&live, self ? 1u : 0u, memory_order_relaxed);
 	atomic_fetch_add_explicit(&ls_fork_epoch, 1, memory_order_release);
 }
 

@@ -114,6 +114,10 @@ void ls_thread_after_fork(void);
  * keep waiter links, to notice "this queue was built before a fork". */
 extern _Atomic uint32_t ls_fork_epoch;
 
+/* Records attached to live threads: the threads that ever waited or
+ * owned, an upper bound of those that can spin at once. */
+unsigned ls_thread_live(void);
+
 /* Number of records ever created (for tests). */
 uint32_t ls_thread_count(void);
 

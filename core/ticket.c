@@ -112,12 +112,20 @@ static void leave_ticket(void *arg)
 		ls_ticket_unlock(c->l);
 }
 
+/* How many waiters nearest the head may spin: as many as CPUs may. */
+static uint16_t spin_window(void)
+{
+	unsigned w = ls_wait_spin_bound();
+	return (uint16_t)(w < 2 ? 2 : w > 1024 ? 1024 : w);
+}
+
 /*
- * Waiting with ticket t (see ticket.h, "Waiting"): the two waiters nearest
- * the head spin, the others park on their waiting-array bucket; the waiter
- * that becomes next (distance 1) wakes the one behind it, off the critical
- * path, so that the next owner is usually already running when the lock
- * is released.  Correctness never depends on that early wake: the unlock
+ * Waiting with ticket t (see ticket.h, "Waiting"): the waiters within the
+ * spin window of the head spin for as long as the queue keeps moving, the
+ * others park on their waiting-array bucket; the waiter that becomes next
+ * (distance 1) wakes the ticket that enters the window, off the critical
+ * path, so the next owners are usually already running when the lock is
+ * released.  Correctness never depends on that early wake: the unlock
  * that grants t always wakes t's bucket.
  */
 int ls_ticket_wait_slow(struct ls_ticket *l, uint16_t t, clockid_t clock,
@@ -128,6 +136,7 @@ int ls_ticket_wait_slow(struct ls_ticket *l, uint16_t t, clockid_t clock,
 	struct leave_ctx ctx = { l, t };
 	struct ls_twa_bucket *b = ls_twa_bucket(l, t);
 	bool expired = false, woke_next = false;
+	uint16_t win = spin_window();
 	struct timespec retry;
 	int r;
 	ls_wait_enter(&sc);
@@ -140,11 +149,14 @@ int ls_ticket_wait_slow(struct ls_ticket *l, uint16_t t, clockid_t clock,
 			break;
 		}
 		if (d == 1 && !woke_next) {
-			ls_twa_wake(ls_twa_bucket(l, (uint16_t)(t + 1)));
+			if (ls_wait_cpu_free())
+				ls_twa_wake(ls_twa_bucket(l, (uint16_t)(t + win - 1)));
 			woke_next = true;
 		}
-		if (d <= 2 && !expired &&
-		    LS_SPIN_UNTIL(l, distance(l, t, memory_order_acquire) < d))
+		if (d <= win && !expired &&
+		    LS_SPIN_UNTIL_MOVING(l, distance(l, t, memory_order_acquire) == 0,
+		                         ls_ticket_grant(atomic_load_explicit(&l->word,
+		                                                              memory_order_relaxed))))
 			continue;
 		uint32_t seq = ls_twa_enter(b);
 		/* seq_cst: the waiting array's protocol (core/twa.h); also

@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include "thread.h"
 #include "timespec.h"
 
 /* ---- the spinner bound ------------------------------------------------ */
@@ -39,10 +40,16 @@ unsigned ls_wait_spinners(void)
 	return atomic_load_explicit(&spinners, memory_order_relaxed);
 }
 
-/* relaxed throughout: the count orders no data, it only rations CPUs. */
-static bool admit_spinner(void)
+/* relaxed throughout: the count orders no data, it only rations CPUs.
+ * While the process has no more threads with a record than may spin, the
+ * bound cannot be exceeded and the shared count (a contended cache line)
+ * is left alone: *counted says which case this was. */
+static bool admit_spinner(bool *counted)
 {
 	unsigned bound = ls_wait_spin_bound();
+	*counted = ls_thread_live() > bound;
+	if (!*counted)
+		return true;
 	unsigned n = atomic_load_explicit(&spinners, memory_order_relaxed);
 	do {
 		if (n >= bound)
@@ -75,19 +82,20 @@ static uint32_t clamp_budget(uint64_t ns)
 bool ls_spin_start(struct ls_spin *s, const void *lock)
 {
 	unsigned fixed = atomic_load_explicit(&ls_spin_limit, memory_order_relaxed);
-	if (fixed == 0 || !admit_spinner())
+	if (fixed == 0 || !admit_spinner(&s->counted))
 		return false;
 	s->polls = 0;
+	s->steps = 0;
 	s->est = estimate_of(lock);
 	if (fixed != LS_SPIN_ADAPTIVE) {
 		s->budget = fixed;
-		s->start_ns = 0;
+		s->start_ns = s->first_ns = 0;
 		return true;
 	}
 	/* relaxed: estimates are hints; a lost update costs one odd budget. */
 	uint32_t e = atomic_load_explicit(s->est, memory_order_relaxed);
 	s->budget = clamp_budget(3ull * (e ? e : LS_SPIN_INIT_NS));
-	s->start_ns = ls_now_ns(CLOCK_MONOTONIC);
+	s->start_ns = s->first_ns = ls_now_ns(CLOCK_MONOTONIC);
 	return true;
 }
 
@@ -104,16 +112,25 @@ bool ls_spin_more(struct ls_spin *s)
 	return ls_now_ns(CLOCK_MONOTONIC) - s->start_ns < s->budget;
 }
 
+void ls_spin_progress(struct ls_spin *s)
+{
+	s->polls = 0;
+	s->steps++;
+	if (s->start_ns)
+		s->start_ns = ls_now_ns(CLOCK_MONOTONIC);
+}
+
 void ls_spin_stop(struct ls_spin *s, bool won)
 {
-	atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
+	if (s->counted)
+		atomic_fetch_sub_explicit(&spinners, 1, memory_order_relaxed);
 	if (!s->start_ns)
 		return;
-	uint32_t e = atomic_load_explicit(s->est, memory_order_relaxed);
-	if (!e)
-		e = LS_SPIN_INIT_NS;
+	uint32_t e0 = atomic_load_explicit(s->est, memory_order_relaxed);
+	uint32_t e = e0 ? e0 : LS_SPIN_INIT_NS;
 	if (won) {
-		uint64_t d = ls_now_ns(CLOCK_MONOTONIC) - s->start_ns;
+		/* The time per step of the queue (or of the whole wait). */
+		uint64_t d = (ls_now_ns(CLOCK_MONOTONIC) - s->first_ns) / (s->steps + 1u);
 		if (d > LS_SPIN_MAX_NS)
 			d = LS_SPIN_MAX_NS;
 		/* Mean over the last few successful spins (weight 1/4). */
@@ -121,7 +138,13 @@ void ls_spin_stop(struct ls_spin *s, bool won)
 	} else {
 		e /= 2; /* spinning did not pay: try shorter next time */
 	}
-	atomic_store_explicit(s->est, e ? e : 1, memory_order_relaxed);
+	if (!e)
+		e = 1;
+	/* Every waiter of a hot lock lands here: skip stores that change the
+	 * estimate by less than 1/8, so its line is not written each time. */
+	uint32_t diff = e > e0 ? e - e0 : e0 - e;
+	if (diff > e0 / 8)
+		atomic_store_explicit(s->est, e, memory_order_relaxed);
 }
 
 /* ---- parking and cancellation ----------------------------------------- */

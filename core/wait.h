@@ -51,15 +51,18 @@
 #include "futex.h"
 #include "spin.h"
 
-#define LS_SPIN_MIN_NS 2000u    /* a spin always gets this long */
-#define LS_SPIN_MAX_NS 60000u   /* and never longer than this */
-#define LS_SPIN_INIT_NS 4000u   /* starting estimate of a successful spin */
+#define LS_SPIN_MIN_NS 20000u   /* a spin (step) always gets this long */
+#define LS_SPIN_MAX_NS 200000u  /* and never longer than this */
+#define LS_SPIN_INIT_NS 5000u   /* starting estimate of a successful spin */
 
 /* One waiter's spin phase. */
 struct ls_spin {
-	uint64_t start_ns;
-	uint32_t budget;      /* ns, or polls with the override */
-	uint32_t polls;
+	uint64_t start_ns;    /* start of the current step */
+	uint64_t first_ns;    /* start of the phase */
+	uint32_t budget;      /* ns per step, or polls with the override */
+	uint32_t polls;       /* in the current step */
+	uint32_t steps;       /* progress seen (ls_spin_progress) */
+	bool counted;         /* holds a place in the spinner count */
 	_Atomic uint32_t *est; /* the lock's estimate slot */
 };
 
@@ -70,6 +73,10 @@ bool ls_spin_start(struct ls_spin *s, const void *lock);
 
 /* Pause once; false when the budget is spent (then call ls_spin_stop). */
 bool ls_spin_more(struct ls_spin *s);
+
+/* The structure moved (a queue advanced): the budget starts again, so a
+ * waiter far back spins for as long as every step stays within it. */
+void ls_spin_progress(struct ls_spin *s);
 
 /* End of the phase; `won`: the awaited condition came true. */
 void ls_spin_stop(struct ls_spin *s, bool won);
@@ -84,6 +91,32 @@ void ls_spin_stop(struct ls_spin *s, bool won);
 			while (ls_spin_more(&ls_s_))                     \
 				if ((ls_won_ = (COND)))                  \
 					break;                           \
+			ls_spin_stop(&ls_s_, ls_won_);                   \
+		}                                                        \
+		ls_won_;                                                 \
+	})
+
+/* LS_SPIN_UNTIL for a waiter in a queue: MARK is a value that changes
+ * whenever the queue moves (a grant counter, a lock word); it is read
+ * every 8 polls, and each change restarts the budget.  The estimate then
+ * learns the time per step, whatever the waiter's position. */
+#define LS_SPIN_UNTIL_MOVING(lock, COND, MARK)                           \
+	__extension__({                                                  \
+		bool ls_won_ = (COND);                                   \
+		struct ls_spin ls_s_;                                    \
+		if (!ls_won_ && ls_spin_start(&ls_s_, (lock))) {         \
+			uint64_t ls_m_ = (uint64_t)(MARK);               \
+			while (ls_spin_more(&ls_s_)) {                   \
+				if ((ls_won_ = (COND)))                  \
+					break;                           \
+				if (ls_s_.polls & 7)                     \
+					continue;                        \
+				uint64_t ls_m2_ = (uint64_t)(MARK);      \
+				if (ls_m2_ != ls_m_) {                   \
+					ls_m_ = ls_m2_;                  \
+					ls_spin_progress(&ls_s_);        \
+				}                                        \
+			}                                                \
 			ls_spin_stop(&ls_s_, ls_won_);                   \
 		}                                                        \
 		ls_won_;                                                 \
@@ -148,6 +181,14 @@ extern _Atomic(const struct ls_wait_cancel_hooks *) ls_wait_cancel_hooks;
 
 unsigned ls_wait_spinners(void);   /* threads spinning now */
 unsigned ls_wait_spin_bound(void); /* the most that may spin at once */
+
+/* Whether a thread woken ahead of its turn could spin now: wake-ahead is
+ * skipped when it could not (it would only cost the woken thread a
+ * futile trip through the scheduler). */
+static inline bool ls_wait_cpu_free(void)
+{
+	return ls_wait_spinners() < ls_wait_spin_bound();
+}
 /* Test hook: pretend the process may use n CPUs (0 = measure again). */
 void ls_wait_set_cpus(unsigned n);
 
