@@ -1,0 +1,140 @@
+#include "rwlock.h"
+
+#include <limits.h>
+
+#include "futex.h"
+#include "spin.h"
+#include "timespec.h"
+
+/* The two waiting steps, kept here so a shared waiting policy can replace
+ * them in one place: spin (LOCKSWAP_SPIN polls of a plain load, a pause
+ * between each), then park on the class's futex word. */
+enum role { READER, WRITER };
+
+static bool blocked(struct ls_rwlock *l, enum role who, unsigned flags, memory_order mo)
+{
+	uint64_t w = atomic_load_explicit(&l->word, mo);
+	return who == READER ? ls_rwlock_rd_blocked(w, flags) : ls_rwlock_wr_blocked(w);
+}
+
+/* True once the lock looked available to `who` (the caller retries its
+ * CAS); false after ls_spin_bound() polls. */
+static bool spin(struct ls_rwlock *l, enum role who, unsigned flags)
+{
+	for (unsigned i = ls_spin_bound(); i; i--) {
+		/* relaxed: a hint only, the acquiring CAS re-checks. */
+		if (!blocked(l, who, flags, memory_order_relaxed))
+			return true;
+		ls_cpu_relax();
+	}
+	return false;
+}
+
+/* Sleep on q while the lock stays blocked for `who`.  Returns 0 (woken,
+ * spuriously or not: the caller re-checks) or ETIMEDOUT. */
+static int park(struct ls_rwlock *l, _Atomic uint32_t *q, enum role who, unsigned flags,
+                clockid_t clock, const struct timespec *abstime)
+{
+	/* seq_cst count-in, then seq_cst load of the word: the sleeper's half
+	 * of the Dekker pattern with unlock (store word, then load q). */
+	uint32_t v = atomic_fetch_add(q, LS_RW_SLEEPER) + LS_RW_SLEEPER;
+	int r = 0;
+	if (blocked(l, who, flags, memory_order_seq_cst))
+		r = ls_futex_wait(q, v, clock, abstime);
+	/* relaxed: the count only decides whether a waker issues FUTEX_WAKE;
+	 * a stale high count costs one futile wake. */
+	atomic_fetch_sub_explicit(q, LS_RW_SLEEPER, memory_order_relaxed);
+	return r == ETIMEDOUT ? ETIMEDOUT : 0;
+}
+
+static void wake(_Atomic uint32_t *q, int n)
+{
+	/* seq_cst load: the waker's half of the Dekker pattern in park(). */
+	if (!(atomic_load(q) & LS_RW_SLEEPERS_MASK))
+		return;
+	/* release: a sleeper that sees the new sequence also sees the state
+	 * change that preceded it (it re-loads the word anyway). */
+	atomic_fetch_add_explicit(q, LS_RW_SEQ, memory_order_release);
+	ls_futex_wake(q, n);
+}
+
+void ls_rwlock_wake_writer(struct ls_rwlock *l)
+{
+	wake(&l->wq, 1);
+}
+
+void ls_rwlock_wake_after_write(struct ls_rwlock *l, uint64_t now, unsigned flags)
+{
+	bool writers = (now & LS_RW_WWAIT_MASK) != 0;
+	if (writers)
+		wake(&l->wq, 1);
+	if (!(writers && (flags & LS_RW_PREFER_WRITER)))
+		wake(&l->rq, INT_MAX);
+}
+
+int ls_rwlock_rdlock_slow(struct ls_rwlock *l, unsigned flags, clockid_t clock,
+                          const struct timespec *abstime)
+{
+	int r;
+	if (abstime && ls_timespec_negative(abstime))
+		return (r = ls_rwlock_tryrdlock(l, flags)) == EBUSY ? ETIMEDOUT : r;
+	for (;;) {
+		if ((r = ls_rwlock_tryrdlock(l, flags)) != EBUSY)
+			return r;
+		if (spin(l, READER, flags))
+			continue;
+		/* Readers are woken all at once, so a timed-out reader cannot
+		 * have absorbed a wake meant for another; one last try anyway,
+		 * the lock may have come free just now. */
+		if (park(l, &l->rq, READER, flags, clock, abstime) == ETIMEDOUT)
+			return (r = ls_rwlock_tryrdlock(l, flags)) == EBUSY ? ETIMEDOUT : r;
+	}
+}
+
+/* The acquiring CAS of a counted (waiting) writer: takes WRITER and drops
+ * its WWAIT in one step, so readers held back by PREFER_WRITER keep
+ * waiting for this writer's unlock. */
+static bool take_counted(struct ls_rwlock *l)
+{
+	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	while (!ls_rwlock_wr_blocked(w)) {
+		/* acquire: pairs with the release RMW of the last unlock. */
+		if (atomic_compare_exchange_weak_explicit(&l->word, &w,
+		                                          (w - LS_RW_WWAIT) | LS_RW_WRITER,
+		                                          memory_order_acquire, memory_order_relaxed))
+			return true;
+	}
+	return false;
+}
+
+static int give_up(struct ls_rwlock *l, unsigned flags)
+{
+	/* One last try: a wake-one meant for the next writer may have been
+	 * absorbed by this one; taking a free lock makes that harmless, and
+	 * if the lock is held its holder's unlock wakes the next writer. */
+	if (take_counted(l))
+		return 0;
+	/* seq_cst: ordered before the sleeper-count load in wake(). */
+	uint64_t now = atomic_fetch_sub(&l->word, LS_RW_WWAIT) - LS_RW_WWAIT;
+	if ((flags & LS_RW_PREFER_WRITER) && !(now & (LS_RW_WWAIT_MASK | LS_RW_WRITER)))
+		wake(&l->rq, INT_MAX); /* readers held back only by this writer */
+	return ETIMEDOUT;
+}
+
+int ls_rwlock_wrlock_slow(struct ls_rwlock *l, unsigned flags, clockid_t clock,
+                          const struct timespec *abstime)
+{
+	if (abstime && ls_timespec_negative(abstime))
+		return ls_rwlock_trywrlock(l) == 0 ? 0 : ETIMEDOUT;
+	/* relaxed: the count is ordered with unlocks by the word's own
+	 * modification order; parking re-reads the word with seq_cst. */
+	atomic_fetch_add_explicit(&l->word, LS_RW_WWAIT, memory_order_relaxed);
+	for (;;) {
+		if (take_counted(l))
+			return 0;
+		if (spin(l, WRITER, flags))
+			continue;
+		if (park(l, &l->wq, WRITER, flags, clock, abstime) == ETIMEDOUT)
+			return give_up(l, flags);
+	}
+}
