@@ -52,6 +52,8 @@ static const struct ls_rwlock_ops rw_bravo = {
 	.unlock = bravo_unlock,
 };
 
+_Atomic unsigned ls_rwlock_choice;
+
 const struct ls_rwlock_ops *const ls_rwlock_backends[] = { &rw_glibc, &rw_futex, &rw_bravo, NULL };
 
 const struct ls_rwlock_ops *ls_rwlock_backend_find(const char *name)

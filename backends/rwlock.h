@@ -25,6 +25,7 @@
 #ifndef LS_BACKENDS_RWLOCK_H
 #define LS_BACKENDS_RWLOCK_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
@@ -51,6 +52,10 @@ static inline bool ls_rwlock_is_passthrough(const struct ls_rwlock_ops *b)
 {
 	return b->rdlock == NULL;
 }
+
+/* Target of LOCKSWAP_RWLOCK (the index among its choices, which are these
+ * backends' names; the interposer selects by name). */
+extern _Atomic unsigned ls_rwlock_choice;
 
 /* The backend called `name`, or NULL. */
 const struct ls_rwlock_ops *ls_rwlock_backend_find(const char *name);

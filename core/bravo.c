@@ -56,7 +56,7 @@ static void slot_release(uint32_t slot)
 		ls_futex_wake(slot_futex(slot), INT_MAX);
 }
 
-static bool fast_read(struct ls_bravo *b)
+static bool fast_read(struct ls_bravo *b, unsigned flags)
 {
 	struct held *h = find_held(b);
 	if (h && h->depth < UINT32_MAX) {
@@ -66,6 +66,12 @@ static bool fast_read(struct ls_bravo *b)
 	/* relaxed: a hint; the seq_cst re-load below decides. */
 	if (!(atomic_load_explicit(&b->bias, memory_order_relaxed) & LS_BRAVO_BIASED) ||
 	    nheld == LS_BRAVO_HELD_MAX)
+		return false;
+	/* Writer preference: no fast read while a writer waits for the inner
+	 * lock.  relaxed: a writer counted just after this load finds our
+	 * announcement when it revokes and waits for this one reader. */
+	if ((flags & LS_RW_PREFER_WRITER) &&
+	    ls_rwlock_rd_blocked(atomic_load_explicit(&b->inner.word, memory_order_relaxed), flags))
 		return false;
 	uint32_t slot = slot_of(b);
 	uint64_t expected = 0;
@@ -111,18 +117,18 @@ static int slow_read(struct ls_bravo *b, unsigned flags, clockid_t clock,
 
 int ls_bravo_rdlock(struct ls_bravo *b, unsigned flags)
 {
-	return fast_read(b) ? 0 : slow_read(b, flags, CLOCK_MONOTONIC, NULL, false);
+	return fast_read(b, flags) ? 0 : slow_read(b, flags, CLOCK_MONOTONIC, NULL, false);
 }
 
 int ls_bravo_tryrdlock(struct ls_bravo *b, unsigned flags)
 {
-	return fast_read(b) ? 0 : slow_read(b, flags, CLOCK_MONOTONIC, NULL, true);
+	return fast_read(b, flags) ? 0 : slow_read(b, flags, CLOCK_MONOTONIC, NULL, true);
 }
 
 int ls_bravo_timedrdlock(struct ls_bravo *b, unsigned flags, clockid_t clock,
                          const struct timespec *abstime)
 {
-	return fast_read(b) ? 0 : slow_read(b, flags, clock, abstime, false);
+	return fast_read(b, flags) ? 0 : slow_read(b, flags, clock, abstime, false);
 }
 
 /* Wait until slot no longer names b: spin, then park on the slot's low

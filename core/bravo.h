@@ -46,8 +46,10 @@
  * do not wait for waiting writers, but a writer that holds the inner lock
  * stops new fast readers by revoking, and the re-bias delay bounds the
  * share of time spent biased (the paper's N = 9: at most ~10% of the time
- * goes to revocations).  Under PREFER_WRITER, fast readers can overtake a
- * writer that is still waiting for the inner lock.
+ * goes to revocations).  Under PREFER_WRITER a reader takes the fast path
+ * only while no writer waits for the inner lock, so the kind's writer
+ * preference holds (up to the readers already past that check, whom the
+ * writer waits for when it revokes).
  *
  * fork: entries of the parent's other threads stay in the table, so a
  * writer in the child waits for them forever, as glibc's child stays
