@@ -17,6 +17,7 @@ struct held {
 };
 static __thread struct held held[LS_BRAVO_HELD_MAX] __attribute__((tls_model("initial-exec")));
 static __thread unsigned nheld __attribute__((tls_model("initial-exec")));
+static __thread unsigned clock_tick __attribute__((tls_model("initial-exec")));
 
 static struct held *find_held(struct ls_bravo *b)
 {
@@ -95,6 +96,12 @@ static void maybe_rebias(struct ls_bravo *b)
 	 * which our inner read acquisition is ordered after. */
 	uint64_t v = atomic_load_explicit(&b->bias, memory_order_relaxed);
 	if (v & LS_BRAVO_BIASED)
+		return;
+	/* The clock is read on one slow read in LS_BRAVO_CLOCK_EVERY per
+	 * thread: reading it every time would make every inhibited read pay a
+	 * clock_gettime (the inhibition then lasts at most that many reads
+	 * longer). */
+	if (v >> LS_BRAVO_INHIBIT_SHIFT && (++clock_tick % LS_BRAVO_CLOCK_EVERY) != 0)
 		return;
 	if (ls_now_ns(CLOCK_MONOTONIC) < (v >> LS_BRAVO_INHIBIT_SHIFT))
 		return;

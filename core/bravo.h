@@ -71,6 +71,7 @@
 #define LS_BRAVO_SLOTS 4096
 #define LS_BRAVO_SLOT_WAITED UINT64_C(1)
 #define LS_BRAVO_HELD_MAX 8
+#define LS_BRAVO_CLOCK_EVERY 16
 
 struct ls_bravo {
 	_Atomic uint64_t bias;
