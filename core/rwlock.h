@@ -28,7 +28,8 @@
  * in glibc ("nonrecursive").
  *
  * Transitions:
- *   rdlock   CAS +READER when not blocked (see ls_rwlock_rd_blocked)
+ *   rdlock   fetch_add READER; if that found it blocked (see
+ *            ls_rwlock_rd_blocked), take it back as an unlock does
  *   wrlock   CAS WRITER when readers == 0 and no WRITER; a writer that has
  *            to wait adds WWAIT first and removes it in the acquiring CAS
  *            (or when it times out)
@@ -107,20 +108,35 @@ int ls_rwlock_wrlock_slow(struct ls_rwlock *l, unsigned flags, clockid_t clock,
 void ls_rwlock_wake_writer(struct ls_rwlock *l);
 void ls_rwlock_wake_after_write(struct ls_rwlock *l, uint64_t now, unsigned flags);
 
+static inline void ls_rwlock_rdunlock(struct ls_rwlock *l)
+{
+	/* seq_cst: release for the critical section, and the waker's half of
+	 * the Dekker pattern with a parking writer (see the header). */
+	uint64_t now = atomic_fetch_sub(&l->word, LS_RW_READER) - LS_RW_READER;
+	if (ls_rwlock_readers(now) == 0 && (now & LS_RW_WWAIT_MASK))
+		ls_rwlock_wake_writer(l);
+}
+
 /* 0, EBUSY (a writer holds it, or waits under PREFER_WRITER) or EAGAIN
- * (reader count would overflow).  Never blocks. */
+ * (reader count would overflow).  Never blocks.
+ * One fetch_add, not a CAS loop: readers arriving together never retry.
+ * A reader that finds the lock blocked takes its count back (as an
+ * unlock, so a writer its transient count held up is woken); meanwhile
+ * the count may be non-zero with WRITER set, which only makes writers
+ * wait a little longer. */
 static inline int ls_rwlock_tryrdlock(struct ls_rwlock *l, unsigned flags)
 {
-	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
-	do {
-		if (ls_rwlock_rd_blocked(w, flags))
-			return EBUSY;
-		if (ls_rwlock_readers(w) == LS_RW_READERS_MAX)
-			return EAGAIN;
-		/* acquire: pairs with the release RMW of the last unlock. */
-	} while (!atomic_compare_exchange_weak_explicit(&l->word, &w, w + LS_RW_READER,
-	                                                memory_order_acquire, memory_order_relaxed));
-	return 0;
+	/* relaxed: overflow needs 2^32 - 1 holders; the check is advisory
+	 * against a counter that would otherwise wrap into nothing. */
+	if (ls_rwlock_readers(atomic_load_explicit(&l->word, memory_order_relaxed)) ==
+	    LS_RW_READERS_MAX)
+		return EAGAIN;
+	/* acquire: pairs with the release (or seq_cst) RMW of the last unlock. */
+	uint64_t w = atomic_fetch_add_explicit(&l->word, LS_RW_READER, memory_order_acquire);
+	if (!ls_rwlock_rd_blocked(w, flags))
+		return 0;
+	ls_rwlock_rdunlock(l);
+	return EBUSY;
 }
 
 /* 0 or EBUSY.  Never blocks; keeps the waiting-writer count as it is. */
@@ -166,15 +182,6 @@ static inline int ls_rwlock_timedwrlock(struct ls_rwlock *l, unsigned flags, clo
 	if (ls_rwlock_trywrlock(l) == 0)
 		return 0;
 	return ls_rwlock_wrlock_slow(l, flags, clock, abstime);
-}
-
-static inline void ls_rwlock_rdunlock(struct ls_rwlock *l)
-{
-	/* seq_cst: release for the critical section, and the waker's half of
-	 * the Dekker pattern with a parking writer (see the header). */
-	uint64_t now = atomic_fetch_sub(&l->word, LS_RW_READER) - LS_RW_READER;
-	if (ls_rwlock_readers(now) == 0 && (now & LS_RW_WWAIT_MASK))
-		ls_rwlock_wake_writer(l);
 }
 
 static inline void ls_rwlock_wrunlock(struct ls_rwlock *l, unsigned flags)
