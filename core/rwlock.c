@@ -11,10 +11,16 @@
  * between each), then park on the class's futex word. */
 enum role { READER, WRITER };
 
+/* For a waiting (counted) writer a handed-off lock is available. */
+static bool counted_blocked(uint64_t w)
+{
+	return !(w & LS_RW_HANDOFF) && ls_rwlock_wr_blocked(w);
+}
+
 static bool blocked(struct ls_rwlock *l, enum role who, unsigned flags, memory_order mo)
 {
 	uint64_t w = atomic_load_explicit(&l->word, mo);
-	return who == READER ? ls_rwlock_rd_blocked(w, flags) : ls_rwlock_wr_blocked(w);
+	return who == READER ? ls_rwlock_rd_blocked(w, flags) : counted_blocked(w);
 }
 
 /* True once the lock looked available to `who` (the caller retries its
@@ -58,18 +64,44 @@ static void wake(_Atomic uint32_t *q, int n)
 	ls_futex_wake(q, n);
 }
 
-void ls_rwlock_wake_writer(struct ls_rwlock *l)
+/* The last reader left and writers wait: hand the lock to them unless a
+ * reader or writer got in first (then its unlock decides). */
+void ls_rwlock_hand_to_writer(struct ls_rwlock *l)
 {
-	wake(&l->wq, 1);
+	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	while (ls_rwlock_readers(w) == 0 && (w & LS_RW_WWAIT_MASK) && !(w & LS_RW_WRITER)) {
+		/* seq_cst: the waker's half of the Dekker pattern in park(). */
+		if (atomic_compare_exchange_weak(&l->word, &w, w | LS_RW_WRITER | LS_RW_HANDOFF)) {
+			wake(&l->wq, 1);
+			return;
+		}
+	}
 }
 
-void ls_rwlock_wake_after_write(struct ls_rwlock *l, uint64_t now, unsigned flags)
+void ls_rwlock_wrunlock(struct ls_rwlock *l, unsigned flags)
 {
-	bool writers = (now & LS_RW_WWAIT_MASK) != 0;
-	if (writers)
-		wake(&l->wq, 1);
-	if (!(writers && (flags & LS_RW_PREFER_WRITER)))
-		wake(&l->rq, INT_MAX);
+	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	for (;;) {
+		bool writers = (w & LS_RW_WWAIT_MASK) != 0;
+		/* seq_cst load: a sleeping reader keeps reader preference (its
+		 * count-in is ordered against our CAS below as in park()). */
+		if (writers && ((flags & LS_RW_PREFER_WRITER) ||
+		                !(atomic_load(&l->rq) & LS_RW_SLEEPERS_MASK))) {
+			/* seq_cst (release for the critical section): hand over. */
+			if (atomic_compare_exchange_weak(&l->word, &w, w | LS_RW_HANDOFF)) {
+				wake(&l->wq, 1);
+				return;
+			}
+			continue;
+		}
+		/* seq_cst: release, and ordered before the sleeper loads. */
+		if (atomic_compare_exchange_weak(&l->word, &w, w - LS_RW_WRITER)) {
+			wake(&l->rq, INT_MAX);
+			if (writers) /* in case every woken reader times out */
+				wake(&l->wq, 1);
+			return;
+		}
+	}
 }
 
 int ls_rwlock_rdlock_slow(struct ls_rwlock *l, unsigned flags, clockid_t clock,
@@ -91,17 +123,22 @@ int ls_rwlock_rdlock_slow(struct ls_rwlock *l, unsigned flags, clockid_t clock,
 	}
 }
 
-/* The acquiring CAS of a counted (waiting) writer: takes WRITER and drops
- * its WWAIT in one step, so readers held back by PREFER_WRITER keep
- * waiting for this writer's unlock. */
+/* The value after a counted (waiting) writer takes the lock from w: it
+ * claims a handoff (readers seen then are only backing out) or sets
+ * WRITER on a free lock, and drops its WWAIT in the same step, so readers
+ * held back by PREFER_WRITER keep waiting for this writer's unlock. */
+static uint64_t taken(uint64_t w)
+{
+	return w & LS_RW_HANDOFF ? w - LS_RW_HANDOFF - LS_RW_WWAIT : (w - LS_RW_WWAIT) | LS_RW_WRITER;
+}
+
 static bool take_counted(struct ls_rwlock *l)
 {
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
-	while (!ls_rwlock_wr_blocked(w)) {
-		/* acquire: pairs with the release RMW of the last unlock. */
-		if (atomic_compare_exchange_weak_explicit(&l->word, &w,
-		                                          (w - LS_RW_WWAIT) | LS_RW_WRITER,
-		                                          memory_order_acquire, memory_order_relaxed))
+	while (!counted_blocked(w)) {
+		/* acquire: pairs with the release RMW of the unlock or handoff. */
+		if (atomic_compare_exchange_weak_explicit(&l->word, &w, taken(w), memory_order_acquire,
+		                                          memory_order_relaxed))
 			return true;
 	}
 	return false;
@@ -109,13 +146,21 @@ static bool take_counted(struct ls_rwlock *l)
 
 static int give_up(struct ls_rwlock *l, unsigned flags)
 {
-	/* One last try: a wake-one meant for the next writer may have been
-	 * absorbed by this one; taking a free lock makes that harmless, and
-	 * if the lock is held its holder's unlock wakes the next writer. */
-	if (take_counted(l))
-		return 0;
-	/* seq_cst: ordered before the sleeper-count load in wake(). */
-	uint64_t now = atomic_fetch_sub(&l->word, LS_RW_WWAIT) - LS_RW_WWAIT;
+	/* Take the lock if it is free or handed off (a handoff may name this
+	 * writer, who must then claim it: leaving would strand it); else
+	 * count out.  One CAS decides between the two.  A wake-one absorbed
+	 * by this writer is harmless either way: a held lock's unlock wakes
+	 * the next writer.  seq_cst: ordered before wake()'s load. */
+	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	for (;;) {
+		if (!counted_blocked(w)) {
+			if (atomic_compare_exchange_weak(&l->word, &w, taken(w)))
+				return 0;
+		} else if (atomic_compare_exchange_weak(&l->word, &w, w - LS_RW_WWAIT)) {
+			break;
+		}
+	}
+	uint64_t now = w - LS_RW_WWAIT;
 	if ((flags & LS_RW_PREFER_WRITER) && !(now & (LS_RW_WWAIT_MASK | LS_RW_WRITER)))
 		wake(&l->rq, INT_MAX); /* readers held back only by this writer */
 	return ETIMEDOUT;

@@ -8,8 +8,12 @@
  * that can proceed).
  *
  * State word (64 bits):
- *   bit 0        LS_RW_WRITER     held for writing (then readers == 0)
- *   bits 1..31   waiting writers, in units of LS_RW_WWAIT (2): writers that
+ *   bit 0        LS_RW_WRITER     held for writing (then readers == 0, but
+ *                for readers backing out, see tryrdlock)
+ *   bit 1        LS_RW_HANDOFF    with WRITER: handed to the waiting
+ *                writers, not yet claimed; the first of them to see it owns
+ *                the lock (only set while the waiting-writer count > 0)
+ *   bits 2..31   waiting writers, in units of LS_RW_WWAIT (4): writers that
  *                found the lock busy and have not yet acquired or given up
  *   bits 32..63  readers holding the lock, in units of LS_RW_READER;
  *                LS_RW_READERS_MAX more would overflow: EAGAIN
@@ -35,11 +39,17 @@
  *            (or when it times out)
  *   unlock   WRITER set: the caller is the writer (readers are excluded
  *            while it is set); otherwise one reader leaves
- * Wake-ups: a write unlock wakes one parked writer if writers wait, and all
- * parked readers unless PREFER_WRITER with writers waiting; a read unlock
- * that leaves no reader wakes one parked writer; a writer that times out as
- * the last waiting writer of a PREFER_WRITER lock wakes the readers it held
- * back.
+ * Handoff (as glibc's rwlock switches phase): the read unlock that leaves
+ * no reader while writers wait, and a write unlock with writers waiting
+ * (under PREFER_WRITER, or when no reader sleeps), do not free the lock:
+ * they set WRITER|HANDOFF in the same RMW and wake one parked writer.  A
+ * waiting writer claims it (clears HANDOFF, drops its WWAIT).  So a woken
+ * writer never finds the lock retaken by readers and parks again: under
+ * oversubscription each such round trip costs a wake and a context switch.
+ * Wake-ups: a write unlock that frees the lock wakes all parked readers
+ * and, if writers wait, one writer (in case the readers all time out); a
+ * writer that times out as the last waiting writer of a PREFER_WRITER lock
+ * wakes the readers it held back.
  *
  * Fairness: none between threads of one class (barging).  Reader
  * preference: writers can starve under a continuous stream of overlapping
@@ -66,8 +76,9 @@
 #include <time.h>
 
 #define LS_RW_WRITER UINT64_C(1)
-#define LS_RW_WWAIT UINT64_C(2)
-#define LS_RW_WWAIT_MASK UINT64_C(0xfffffffe)
+#define LS_RW_HANDOFF UINT64_C(2)
+#define LS_RW_WWAIT UINT64_C(4)
+#define LS_RW_WWAIT_MASK UINT64_C(0xfffffffc)
 #define LS_RW_READER (UINT64_C(1) << 32)
 #define LS_RW_READERS_SHIFT 32
 #define LS_RW_READERS_MAX UINT64_C(0xffffffff)
@@ -105,16 +116,16 @@ int ls_rwlock_rdlock_slow(struct ls_rwlock *l, unsigned flags, clockid_t clock,
                           const struct timespec *abstime);
 int ls_rwlock_wrlock_slow(struct ls_rwlock *l, unsigned flags, clockid_t clock,
                           const struct timespec *abstime);
-void ls_rwlock_wake_writer(struct ls_rwlock *l);
-void ls_rwlock_wake_after_write(struct ls_rwlock *l, uint64_t now, unsigned flags);
+void ls_rwlock_hand_to_writer(struct ls_rwlock *l);
+void ls_rwlock_wrunlock(struct ls_rwlock *l, unsigned flags);
 
 static inline void ls_rwlock_rdunlock(struct ls_rwlock *l)
 {
 	/* seq_cst: release for the critical section, and the waker's half of
 	 * the Dekker pattern with a parking writer (see the header). */
 	uint64_t now = atomic_fetch_sub(&l->word, LS_RW_READER) - LS_RW_READER;
-	if (ls_rwlock_readers(now) == 0 && (now & LS_RW_WWAIT_MASK))
-		ls_rwlock_wake_writer(l);
+	if (ls_rwlock_readers(now) == 0 && (now & LS_RW_WWAIT_MASK) && !(now & LS_RW_WRITER))
+		ls_rwlock_hand_to_writer(l);
 }
 
 /* 0, EBUSY (a writer holds it, or waits under PREFER_WRITER) or EAGAIN
@@ -182,14 +193,6 @@ static inline int ls_rwlock_timedwrlock(struct ls_rwlock *l, unsigned flags, clo
 	if (ls_rwlock_trywrlock(l) == 0)
 		return 0;
 	return ls_rwlock_wrlock_slow(l, flags, clock, abstime);
-}
-
-static inline void ls_rwlock_wrunlock(struct ls_rwlock *l, unsigned flags)
-{
-	/* seq_cst: as in rdunlock; the readers' sleeper count is always read
-	 * afterwards, so this must be ordered before that load. */
-	uint64_t now = atomic_fetch_sub(&l->word, LS_RW_WRITER) - LS_RW_WRITER;
-	ls_rwlock_wake_after_write(l, now, flags);
 }
 
 /* Unlock whichever mode the caller holds: WRITER set means the caller is

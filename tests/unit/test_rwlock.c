@@ -48,6 +48,25 @@ static void test_reader_preference(void **state)
 	assert_true(quiet(rs));
 }
 
+/* The last reader hands the lock to the waiting writer in its unlock:
+ * readers arriving after it are refused although the writer may not have
+ * run yet (no window where the woken writer finds readers back in). */
+static void test_last_reader_hands_off(void **state)
+{
+	struct ls_rwlock *l = (struct ls_rwlock *)rs;
+	rw_reset();
+	rw_flags = 0;
+	atomic_store(&writer_in, 0);
+	assert_int_equal(rw->rdlock(rs, 0), 0);
+	pthread_t w = rw_spawn(blocking_writer, 0);
+	rw_await(writer_counted);
+	rw->unlock(rs, 0);
+	assert_true((atomic_load(&l->word) & LS_RW_WRITER) || atomic_load(&writer_in));
+	rw_join(w);
+	assert_int_equal(atomic_load(&writer_in), 1);
+	assert_true(quiet(rs));
+}
+
 /* The reader count saturates with EAGAIN, as glibc's does. */
 static void test_reader_overflow(void **state)
 {
@@ -74,6 +93,7 @@ int main(void)
 		cmocka_unit_test(test_reader_preference),
 		cmocka_unit_test(test_writer_preference),
 		cmocka_unit_test(test_writer_timeout),
+		cmocka_unit_test(test_last_reader_hands_off),
 		cmocka_unit_test(test_reader_overflow),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
