@@ -83,10 +83,11 @@ void ls_rwlock_wrunlock(struct ls_rwlock *l, unsigned flags)
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
 	for (;;) {
 		bool writers = (w & LS_RW_WWAIT_MASK) != 0;
-		/* seq_cst load: a sleeping reader keeps reader preference (its
-		 * count-in is ordered against our CAS below as in park()). */
-		if (writers && ((flags & LS_RW_PREFER_WRITER) ||
-		                !(atomic_load(&l->rq) & LS_RW_SLEEPERS_MASK))) {
+		/* Writer to writer only under writer preference, as glibc: with
+		 * reader preference the readers that arrived meanwhile go first,
+		 * and a lock handed to a parked writer would sit idle until the
+		 * kernel runs it. */
+		if (writers && (flags & LS_RW_PREFER_WRITER)) {
 			/* seq_cst (release for the critical section): hand over. */
 			if (atomic_compare_exchange_weak(&l->word, &w, w | LS_RW_HANDOFF)) {
 				wake(&l->wq, 1);

@@ -40,8 +40,8 @@
  *   unlock   WRITER set: the caller is the writer (readers are excluded
  *            while it is set); otherwise one reader leaves
  * Handoff (as glibc's rwlock switches phase): the read unlock that leaves
- * no reader while writers wait, and a write unlock with writers waiting
- * (under PREFER_WRITER, or when no reader sleeps), do not free the lock:
+ * no reader while writers wait, and under PREFER_WRITER a write unlock
+ * with writers waiting, do not free the lock:
  * they set WRITER|HANDOFF in the same RMW and wake one parked writer.  A
  * waiting writer claims it (clears HANDOFF, drops its WWAIT).  So a woken
  * writer never finds the lock retaken by readers and parks again: under
