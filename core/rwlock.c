@@ -68,6 +68,7 @@ static void wake(_Atomic uint32_t *q, int n)
  * reader or writer got in first (then its unlock decides). */
 void ls_rwlock_hand_to_writer(struct ls_rwlock *l)
 {
+	/* relaxed: only the expected value of the seq_cst CAS below. */
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
 	while (ls_rwlock_readers(w) == 0 && (w & LS_RW_WWAIT_MASK) && !(w & LS_RW_WRITER)) {
 		/* seq_cst: the waker's half of the Dekker pattern in park(). */
@@ -80,6 +81,7 @@ void ls_rwlock_hand_to_writer(struct ls_rwlock *l)
 
 void ls_rwlock_wrunlock(struct ls_rwlock *l, unsigned flags)
 {
+	/* relaxed: only the expected value of the seq_cst CASes below. */
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
 	for (;;) {
 		bool writers = (w & LS_RW_WWAIT_MASK) != 0;
@@ -135,6 +137,7 @@ static uint64_t taken(uint64_t w)
 
 static bool take_counted(struct ls_rwlock *l)
 {
+	/* relaxed: only the expected value of the acquiring CAS. */
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
 	while (!counted_blocked(w)) {
 		/* acquire: pairs with the release RMW of the unlock or handoff. */
@@ -151,7 +154,8 @@ static int give_up(struct ls_rwlock *l, unsigned flags)
 	 * writer, who must then claim it: leaving would strand it); else
 	 * count out.  One CAS decides between the two.  A wake-one absorbed
 	 * by this writer is harmless either way: a held lock's unlock wakes
-	 * the next writer.  seq_cst: ordered before wake()'s load. */
+	 * the next writer.  seq_cst CASes: ordered before wake()'s load (the
+	 * relaxed load only seeds the expected value). */
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
 	for (;;) {
 		if (!counted_blocked(w)) {

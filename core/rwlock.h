@@ -153,6 +153,7 @@ static inline int ls_rwlock_tryrdlock(struct ls_rwlock *l, unsigned flags)
 /* 0 or EBUSY.  Never blocks; keeps the waiting-writer count as it is. */
 static inline int ls_rwlock_trywrlock(struct ls_rwlock *l)
 {
+	/* relaxed: only the expected value of the acquiring CAS. */
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
 	do {
 		if (ls_rwlock_wr_blocked(w))

@@ -50,6 +50,8 @@ void ls_rwlock_select(bool options_ok)
 
 static inline const struct ls_rwlock_ops *rw_backend(void)
 {
+	/* relaxed: stored before ls_init's release store of the mutex
+	 * backend, which ls_active() loads with acquire. */
 	ls_active();
 	return atomic_load_explicit(&ls_rwlock_active, memory_order_relaxed);
 }

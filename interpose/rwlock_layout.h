@@ -63,6 +63,7 @@ static inline unsigned ls_rw_flags(struct ls_rw *x)
 /* Pure function of __shared: glibc serves this object for its whole life. */
 static inline int ls_rw_is_glibc(struct ls_rw *x)
 {
+	/* relaxed: written once by init, before the object is shared. */
 	return atomic_load_explicit(&x->shared, memory_order_relaxed) != 0;
 }
 
