@@ -24,8 +24,9 @@
 #include <string.h>
 #include <time.h>
 
-enum mode { M_MUTEX, M_TRYLOCK, M_CONDVAR, M_MIXED };
-static const char *const mode_names[] = { "mutex", "trylock", "condvar", "mixed" };
+enum mode { M_MUTEX, M_TRYLOCK, M_CONDVAR, M_MIXED, M_RWLOCK };
+static const char *const mode_names[] = { "mutex", "trylock", "condvar", "mixed", "rwlock" };
+#define NMODES 5
 
 #define LINE 64
 #define QCAP 64                  /* condvar mode: slots per bounded queue */
@@ -45,6 +46,7 @@ struct lock {
 	unsigned head, len;          /* condvar queue (ring of QCAP) */
 	uint64_t items[QCAP];
 	int pending;                 /* mixed mode: tokens posted, not yet taken */
+	pthread_rwlock_t rw;         /* rwlock mode: guards count, owner, rng, lines */
 };
 
 struct cline { _Alignas(LINE) uint64_t w[LINE / 8]; };
@@ -53,7 +55,7 @@ struct thread {
 	_Alignas(128) int id;
 	pthread_t tid;
 	uint64_t rng;
-	uint64_t ops, acq, overlaps, produced, consumed;
+	uint64_t ops, acq, overlaps, produced, consumed, reads;
 	uint64_t *samples;
 	uint64_t nsamples, seen;
 };
@@ -65,7 +67,8 @@ static struct {
 	long cs_work, cs_lines, ncs_work;
 	uint64_t seed;
 	bool json, break_excl;
-} opt = { M_MUTEX, 4, 1, 1.0, 10, 0, 10, 1, false, false };
+	long read_pct;
+} opt = { M_MUTEX, 4, 1, 1.0, 10, 0, 10, 1, false, false, 90 };
 
 static struct lock *locks;
 static struct cline *lines;      /* locks * cs_lines, lock k owns its own slice */
@@ -288,6 +291,55 @@ static void op_mixed(struct thread *t)
 		op_mixed_cond(t);
 }
 
+/* Rwlock mode: --read-pct of the ops are readers.  A writer runs the
+ * ordinary critical section (its owner check and counter catch another
+ * writer) and clears owner before unlocking.  A reader only reads: owner
+ * must be 0 and count unchanged from its entry to its exit, else a writer
+ * overlapped it.  Readers write nothing shared, so the lock's own reader
+ * bookkeeping is all the sharing they cause.  Under --break-exclusion
+ * thread 0 writes without the lock. */
+static void read_section(struct thread *t, struct lock *lk, int k)
+{
+	uint64_t v = lk->count, sum = 0;
+	if (lk->owner != 0)
+		t->overlaps++;
+	uint64_t r = rng_steps(lk->rng, opt.cs_work);   /* the same work, on a copy */
+	struct cline *cl = lines + (size_t)k * (size_t)opt.cs_lines;
+	for (long i = 0; i < opt.cs_lines; i++)
+		sum += cl[i].w[0];
+	if (lk->owner != 0 || lk->count != v)
+		t->overlaps++;
+	t->rng ^= r ^ sum;                               /* keep the reads */
+	t->reads++;
+}
+
+static void op_rw(struct thread *t)
+{
+	int k = pick_lock(t);
+	struct lock *lk = &locks[k];
+	bool read = (long)(rng_next(&t->rng) % 100) < opt.read_pct;
+	if (skips_lock(t)) {
+		critical_section(t, lk, k);
+		lk->owner = 0;
+		return;
+	}
+	bool sample = ((t->acq + t->reads) & SAMPLE_MASK) == 0;
+	uint64_t t0 = sample ? now_ns() : 0;
+	int e = read ? pthread_rwlock_rdlock(&lk->rw) : pthread_rwlock_wrlock(&lk->rw);
+	if (e)
+		die(read ? "pthread_rwlock_rdlock" : "pthread_rwlock_wrlock", e);
+	if (sample)
+		record_sample(t, now_ns() - t0);
+	if (read) {
+		read_section(t, lk, k);
+	} else {
+		critical_section(t, lk, k);
+		lk->owner = 0;
+	}
+	if ((e = pthread_rwlock_unlock(&lk->rw)))
+		die("pthread_rwlock_unlock", e);
+}
+
 /* Condvar mode.  Queue k is served by producers and consumers with index
  * i % locks == k, so every queue has both and the run cannot deadlock with
  * all producers on full queues and all consumers on empty ones. */
@@ -350,6 +402,7 @@ static void *worker(void *arg)
 		case M_MUTEX:   op_plain(t, H_LOCK); break;
 		case M_TRYLOCK: op_plain(t, H_TRY); break;
 		case M_MIXED:   op_mixed(t); break;
+		case M_RWLOCK:  op_rw(t); break;
 		case M_CONDVAR:
 			if (!(producer ? produce(t, queue_of(t)) : consume(t, queue_of(t), true)))
 				continue;           /* woken by stop with nothing done */
@@ -393,7 +446,8 @@ static void usage(void)
 	       "  --cs-lines N    shared cache lines written inside it (default 0)\n"
 	       "  --ncs-work N    private PRNG steps outside it (default 10)\n"
 	       "  --locks K       locks; each op picks one at random (default 1)\n"
-	       "  --mode M        mutex | trylock | condvar | mixed (default mutex)\n"
+	       "  --mode M        mutex | trylock | condvar | mixed | rwlock (default mutex)\n"
+	       "  --read-pct P    rwlock mode: percentage of ops that read-lock (default 90)\n"
 	       "  --seed N        PRNG seed (default 1)\n"
 	       "  --json          one JSON object instead of the human line\n"
 	       "  --help          this text\n");
@@ -402,7 +456,7 @@ static void usage(void)
 static void parse_args(int argc, char **argv)
 {
 	enum { O_THREADS = 256, O_SECONDS, O_CSWORK, O_CSLINES, O_NCSWORK, O_LOCKS,
-	       O_MODE, O_JSON, O_SEED, O_BREAK };
+	       O_MODE, O_JSON, O_SEED, O_BREAK, O_READPCT };
 	static const struct option lo[] = {
 		{ "threads",  required_argument, 0, O_THREADS },
 		{ "seconds",  required_argument, 0, O_SECONDS },
@@ -413,6 +467,7 @@ static void parse_args(int argc, char **argv)
 		{ "mode",     required_argument, 0, O_MODE },
 		{ "json",     no_argument,       0, O_JSON },
 		{ "seed",     required_argument, 0, O_SEED },
+		{ "read-pct", required_argument, 0, O_READPCT },
 		{ "help",     no_argument,       0, 'h' },
 		{ "break-exclusion", no_argument, 0, O_BREAK },  /* test-only, hidden */
 		{ 0, 0, 0, 0 }
@@ -429,6 +484,7 @@ static void parse_args(int argc, char **argv)
 		case O_LOCKS:   opt.locks = (int)parse_long("locks", optarg, 1, 1L << 20); break;
 		case O_JSON:    opt.json = true; break;
 		case O_BREAK:   opt.break_excl = true; break;
+		case O_READPCT: opt.read_pct = parse_long("read-pct", optarg, 0, 100); break;
 		case O_SECONDS:
 			errno = 0;
 			opt.seconds = strtod(optarg, &end);
@@ -445,10 +501,10 @@ static void parse_args(int argc, char **argv)
 			break;
 		case O_MODE: {
 			int m;
-			for (m = 0; m < 4 && strcmp(optarg, mode_names[m]); m++)
+			for (m = 0; m < NMODES && strcmp(optarg, mode_names[m]); m++)
 				;
-			if (m == 4)
-				usage_error("unknown mode '%s' (mutex, trylock, condvar, mixed)", optarg);
+			if (m == NMODES)
+				usage_error("unknown mode '%s' (mutex, trylock, condvar, mixed, rwlock)", optarg);
 			opt.mode = (enum mode)m;
 			break;
 		}
@@ -521,6 +577,7 @@ int main(int argc, char **argv)
 		pthread_mutex_init(&locks[k].m, NULL);
 		pthread_cond_init(&locks[k].not_empty, NULL);
 		pthread_cond_init(&locks[k].not_full, NULL);
+		pthread_rwlock_init(&locks[k].rw, NULL);
 		locks[k].rng = opt.seed * 0x9E3779B97F4A7C15ULL + (uint64_t)k + 1;
 	}
 	pthread_barrier_init(&start_barrier, NULL, (unsigned)T + 1);
@@ -613,6 +670,8 @@ int main(int argc, char **argv)
 		if (opt.mode == M_CONDVAR)
 			printf(",\"produced\":%llu,\"consumed\":%llu",
 			       (unsigned long long)produced, (unsigned long long)consumed);
+		if (opt.mode == M_RWLOCK)
+			printf(",\"read_pct\":%ld", opt.read_pct);
 		printf("}\n");
 	} else {
 		printf("mutexbench mode=%s threads=%d locks=%d secs=%.2f ops=%llu throughput=%.0f ops/s "
@@ -623,6 +682,8 @@ int main(int argc, char **argv)
 		if (opt.mode == M_CONDVAR)
 			printf(" produced=%llu consumed=%llu",
 			       (unsigned long long)produced, (unsigned long long)consumed);
+		if (opt.mode == M_RWLOCK)
+			printf(" read_pct=%ld", opt.read_pct);
 		printf("\n");
 	}
 	fflush(stdout);

@@ -10,7 +10,7 @@
  *   LS_BCS_PARK_SLEEP (bit 31)  the owner is parked, or about to park, on
  *               the word: the publisher must futex-wake it
  *
- * Waiting: at most LOCKSWAP_SPIN polls with bounded exponential back-off
+ * Waiting: at most spinning while the waiting policy allows (core/wait.h)
  * between them (1, 2, 4, ... LS_BCS_PARK_BACKOFF_MAX pause instructions),
  * then futex park.  This is the "back off, then wait on the OS primitive"
  * future work of the snmalloc combining-lock text (shared/seeds/004).

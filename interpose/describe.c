@@ -3,8 +3,9 @@
  * `lockswap list` and the CLI's option checks never keep a second list.
  *
  *   size_t lockswap_describe(char *buf, size_t len)
- *       JSON {"version", "backends":[{name, about}], "options":[{name, kind,
- *       default, min, max, choices, help}]}; returns the full length (like
+ *       JSON {"version", "backends":[{name, about}], "rwlock_backends":
+ *       [{name, about}], "options":[{name, kind, default, min, max,
+ *       choices, help}]}; returns the full length (like
  *       snprintf: call again with a bigger buffer if it did not fit).
  *   int lockswap_check_option(const char *var, const char *value,
  *                             char *err, size_t errlen)
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "../backends/backend.h"
+#include "../backends/rwlock.h"
 #include "export.h"
 #include "init.h"
 #include "options.h"
@@ -77,6 +79,10 @@ LS_EXPORT size_t lockswap_describe(char *buf, size_t len)
 	put_str(&o, LS_VERSION);
 	put(&o, ",\"backends\":[");
 	ls_backend_each(put_backend, &o);
+	put(&o, "],\"rwlock_backends\":[");
+	o.items = 0;
+	for (const struct ls_rwlock_ops *const *p = ls_rwlock_backends; *p; p++)
+		put_backend((*p)->name, (*p)->about, &o);
 	put(&o, "],\"options\":[");
 	for (size_t i = 0; i < ls_options_count; i++) {
 		const struct ls_option *opt = &ls_options[i];

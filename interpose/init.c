@@ -9,6 +9,7 @@
 #include "cancel.h"
 #include "options.h"
 #include "real.h"
+#include "rwlock.h"
 #include "stats.h"
 #include "version.h"
 
@@ -123,7 +124,9 @@ const struct ls_lock_ops *ls_init(void)
 		snprintf(line, sizeof line, "lockswap: %s; running on glibc's own locks\n", err);
 		report_once(line);
 		b = &ls_backend_glibc;
+		ls_rwlock_select(false);
 	} else {
+		ls_rwlock_select(true);
 		b = ls_backend_select(ls_option_value(ls_option_find("BACKEND")), err, sizeof err);
 		if (!b) /* cannot happen: the option check selected it already */
 			b = &ls_backend_glibc;

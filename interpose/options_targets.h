@@ -6,3 +6,4 @@
 #include "../core/capacitor.h"
 #include "../core/queued.h"
 #include "stats.h"
+#include "rwlock.h"

@@ -5,6 +5,7 @@
 #
 #   bash scripts/results.sh [PART...]     parts: uncontended mutex long condvar
 #                                         leveldb-read leveldb-fill ab capacitor fair
+#                                         rwlock (not in the default set)
 #   RESULTS_RUNS=3 RESULTS_SECONDS=0.3    rounds per point, seconds per run
 #   RESULTS_BACKENDS="glibc futex ..."    default: every backend listed
 #   RESULTS_THREADS=1,2,4,...             thread counts of the mutex sweeps
@@ -87,6 +88,16 @@ for part in "${parts[@]}"; do
 		bflags=(-b glibc -b queued -b queued,FAIR_US=100 -b queued,FAIR_US=1000 -b futex)
 		sweep queued-fairness 2,8,32 throughput -- \
 			$MB --threads {threads} --seconds "$SECS" --cs-work 10 --ncs-work 10 --json ;;
-	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab capacitor fair)" >&2; exit 2 ;;
+	rwlock)
+		# every rwlock backend (LOCKSWAP_RWLOCK), mutex backend at its default
+		for p in 90 99; do
+			echo "== rwlock-sweep-$p" >&2
+			"${LS[@]}" sweep -r glibc -r futex -r bravo --threads 1,2,4,8,16,32 --runs 5 \
+				--json-key throughput -q --out "$OUT/rwlock-sweep-$p" -- \
+				$MB --mode rwlock --read-pct $p --threads {threads} --seconds 0.5 --json | tee "$OUT/rwlock-sweep-$p.txt"
+		done
+		"${LS[@]}" ab -r glibc -r futex -r bravo --runs 9 --json-key throughput -q --out "$OUT/rwlock-ab-99-8" -- \
+			$MB --mode rwlock --read-pct 99 --threads 8 --seconds 0.5 --json | tee "$OUT/rwlock-ab-99-8.txt" ;;
+	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab capacitor fair rwlock)" >&2; exit 2 ;;
 	esac
 done

@@ -19,6 +19,8 @@ backend with fewer than 2 good runs gets no verdict.
   lockswap ab -b glibc -b futex --json-key throughput -- \\
       build/bench/mutexbench --threads 8 --json
   lockswap ab -b futex -b futex,SPIN=0 --runs 9 -- make -j2
+  lockswap ab -r glibc -r futex -r bravo --json-key throughput -- \
+      build/bench/mutexbench --mode rwlock --read-pct 99 --threads 8 --json
 
 Exit status: 0 if every run succeeded, 1 if any failed, 2 for a usage error
 (nothing ran)."""
@@ -29,6 +31,10 @@ def add_arguments(parser):
                         metavar="NAME[,VAR=VALUE...]",
                         help="a backend to compare (repeat; the first is the baseline); "
                              "VAR=VALUE pairs give this one its own options, e.g. futex,SPIN=0")
+    parser.add_argument("-r", "--rwlock", dest="rwlocks", action="append", default=[],
+                        metavar="NAME[,VAR=VALUE...]",
+                        help="an rwlock backend to compare (LOCKSWAP_RWLOCK; repeat); with -b, "
+                             "every -b runs with every -r, labelled B/R")
     measure.add_arguments(parser, runs=5, warmup=1)
 
 

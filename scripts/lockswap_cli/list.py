@@ -45,6 +45,14 @@ def render(desc, path, width=None):
         head = f"  {b['name']:<{w}}  "
         lines += textwrap.wrap(b.get("about", ""), width, initial_indent=head,
                                subsequent_indent=" " * len(head)) or [head.rstrip()]
+    rw = desc.get("rwlock_backends", [])
+    if rw:
+        lines += ["", "Rwlock backends (-r NAME, or LOCKSWAP_RWLOCK=NAME):"]
+        w = max(len(b["name"]) for b in rw)
+        for b in rw:
+            head = f"  {b['name']:<{w}}  "
+            lines += textwrap.wrap(b.get("about", ""), width, initial_indent=head,
+                                   subsequent_indent=" " * len(head)) or [head.rstrip()]
     lines += ["", "Options (LOCKSWAP_NAME=VALUE in the environment, or lockswap --set NAME=VALUE):"]
     opts = desc.get("options", [])
     rows = [(o["name"], o.get("kind", ""), f"default {o.get('default') or '(none)'}",

@@ -16,6 +16,7 @@ on, checked the same way (flags win over them).
 
   lockswap run -b futex --spin 0 -- ./server --port 8080
   lockswap run -b futex --set SPIN=50 --verbose -- make -j2
+  lockswap run -b futex -r bravo -- ./read_mostly_server
 
 Exit status: the program's own (lockswap replaces itself with it); 2 for a
 usage error (bad value, unknown backend or variable, no command, command
@@ -26,6 +27,8 @@ executed after all."""
 def add_arguments(parser):
     parser.add_argument("-b", "--backend", metavar="NAME",
                         help="lock backend (LOCKSWAP_BACKEND; `lockswap list` shows them)")
+    parser.add_argument("-r", "--rwlock", metavar="NAME",
+                        help="rwlock backend (LOCKSWAP_RWLOCK; `lockswap list` shows them)")
     settings.add_option_flags(parser, run=True)
 
 
@@ -35,6 +38,8 @@ def prepare(args):
     wanted = settings.common_settings(args, args.inherited)
     if args.backend is not None:
         wanted[PREFIX + "BACKEND"] = (args.backend, f"-b {args.backend}")
+    if args.rwlock is not None:
+        wanted[PREFIX + "RWLOCK"] = (args.rwlock, f"-r {args.rwlock}")
     values = settings.check(lib, wanted)
     env = settings.child_env(lib.path, values)
     return settings.resolve_command(args.command, env), env

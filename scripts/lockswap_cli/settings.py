@@ -4,8 +4,9 @@ Every library setting the CLI passes on is a LOCKSWAP_<NAME> variable that
 the library lists (lockswap_describe) and that lockswap_check_option accepts;
 all of them are checked before anything runs.  Settings come from, later
 winning: LOCKSWAP_* variables the CLI inherited, --set NAME=VALUE, the
-dedicated flags (--spin, --bypass, --stats, --verbose), and the backend
-(-b NAME, or -b NAME,VAR=VALUE,... for a variant with its own settings).
+dedicated flags (--spin, --bypass, --stats, --verbose), and the backends
+(-b NAME for LOCKSWAP_BACKEND, -r NAME for LOCKSWAP_RWLOCK, each also as
+NAME,VAR=VALUE,... for a variant with its own settings).
 """
 import os
 import shutil
@@ -67,27 +68,39 @@ def common_settings(args, inherited):
 
 
 class Variant:
-    """One -b argument: a label (as typed) and its own settings."""
+    """One -b (mutex backend) or -r (rwlock backend) argument: a label (as
+    typed) and its own settings."""
 
-    def __init__(self, text):
+    def __init__(self, text, flag="-b", var="BACKEND"):
         parts = text.split(",")
         self.label = text
         self.backend = parts[0].strip()
         if not self.backend:
-            raise UsageError(f"-b {text!r}: no backend name")
-        self.settings = {PREFIX + "BACKEND": (self.backend, f"-b {text}")}
+            raise UsageError(f"{flag} {text!r}: no backend name")
+        self.settings = {PREFIX + var: (self.backend, f"{flag} {text}")}
         for part in parts[1:]:
-            var, value = parse_assignment(part, f"-b {text}:")
-            self.settings[var] = (value, f"-b {text}")
+            var_, value = parse_assignment(part, f"{flag} {text}:")
+            self.settings[var_] = (value, f"{flag} {text}")
+
+    def combined(self, rw):
+        """This mutex variant with rwlock variant rw: label "B/R"."""
+        v = Variant.__new__(Variant)
+        v.label = f"{self.label}/{rw.label}"
+        v.backend = self.backend
+        v.settings = {**self.settings, **rw.settings}
+        return v
 
     def __repr__(self):
         return f"Variant({self.label!r})"
 
 
-def parse_variants(texts):
-    if not texts:
-        raise UsageError("no backend: give -b NAME (see `lockswap list`)")
+def parse_variants(texts, rwlock_texts=()):
+    """-b texts, -r texts, or both (every -b with every -r, "B/R")."""
+    if not texts and not rwlock_texts:
+        raise UsageError("no backend: give -b NAME or -r NAME (see `lockswap list`)")
     variants = [Variant(t) for t in texts]
+    rw = [Variant(t, "-r", "RWLOCK") for t in rwlock_texts]
+    variants = [m.combined(r) for m in variants for r in rw] if variants and rw else variants or rw
     labels = [v.label for v in variants]
     dup = sorted({l for l in labels if labels.count(l) > 1})
     if dup:
@@ -114,6 +127,10 @@ def check_variants(lib, args, variants):
     backend = common.pop(PREFIX + "BACKEND", None)
     if backend and not backend[1].startswith("inherited"):
         raise UsageError("choose backends with -b, not --set BACKEND=...")
+    rwlock = common.get(PREFIX + "RWLOCK")
+    if rwlock and not rwlock[1].startswith("inherited") and \
+            any(PREFIX + "RWLOCK" in v.settings for v in variants):
+        raise UsageError("choose rwlock backends with -r, not --set RWLOCK=... as well")
     for v in variants:
         v.values = check(lib, {**common, **v.settings})
     return variants

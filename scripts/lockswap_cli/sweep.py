@@ -36,6 +36,10 @@ def add_arguments(parser):
     parser.add_argument("-b", "--backend", dest="backends", action="append", default=[],
                         metavar="NAME[,VAR=VALUE...]",
                         help="a backend (repeat; the first is the baseline of the ratios)")
+    parser.add_argument("-r", "--rwlock", dest="rwlocks", action="append", default=[],
+                        metavar="NAME[,VAR=VALUE...]",
+                        help="an rwlock backend (LOCKSWAP_RWLOCK; repeat); with -b, "
+                             "every -b runs with every -r, labelled B/R")
     parser.add_argument("--threads", type=thread_list, required=True, metavar="LIST",
                         help="thread counts, comma separated, substituted for {threads}")
     parser.add_argument("--fairness-key", default="min_share", metavar="KEY",

@@ -68,6 +68,8 @@ if kind == "mutex":            # mutex MODE THREADS [excl]
             "wait_p999_ns", "per_thread_ops", "exclusion_ok"}
     if mode == "condvar":
         keys |= {"produced", "consumed"}
+    if mode == "rwlock":
+        keys |= {"read_pct"}
     if set(o) != keys:
         bad("keys differ: extra %s missing %s" % (sorted(set(o) - keys), sorted(keys - set(o))))
     if o["bench"] != "mutexbench" or o["mode"] != mode or o["threads"] != n:
@@ -158,8 +160,13 @@ expect_json "mutexbench condvar produced == consumed" mutex condvar 5 -- \
 expect_json "mutexbench mixed, 3 locks, 4 cs-lines" mutex mixed 4 -- \
 	"$MB" --json --seconds $S --mode mixed --locks 3 --cs-lines 4 --seed 7
 
+expect_json "mutexbench rwlock, 2 locks" mutex rwlock 4 -- \
+	"$MB" --json --seconds $S --mode rwlock --locks 2 --read-pct 90
+expect_json "mutexbench rwlock, readers only" mutex rwlock 3 -- \
+	"$MB" --json --seconds $S --mode rwlock --threads 3 --read-pct 100 --cs-lines 2
+
 # The checker must catch a thread that skips the lock.
-for m in mutex mixed; do
+for m in mutex mixed rwlock; do
 	name="mutexbench --break-exclusion ($m) is detected"
 	run "$MB" --json --seconds $S --threads 2 --mode $m --break-exclusion
 	why=$(check_json mutex $m 2 broken)
@@ -175,6 +182,7 @@ expect_usage_error "mutexbench threads < 1" "$MB" --threads 0
 expect_usage_error "mutexbench unknown mode" "$MB" --mode spin
 expect_usage_error "mutexbench missing argument" "$MB" --seconds
 expect_usage_error "mutexbench bad seconds" "$MB" --seconds 1x
+expect_usage_error "mutexbench read-pct > 100" "$MB" --mode rwlock --read-pct 101
 expect_usage_error "mutexbench condvar needs 2 threads" "$MB" --mode condvar --threads 1
 
 # ---- leveldb_bench ----
@@ -215,6 +223,10 @@ if [ -f "$LIB" ]; then
 		env LD_PRELOAD="$LIB" "$MB" --json --seconds $S --mode mixed --locks 2
 	expect_json "preloaded mutexbench condvar" mutex condvar 4 -- \
 		env LD_PRELOAD="$LIB" "$MB" --json --seconds $S --mode condvar
+	for rw in futex bravo; do
+		expect_json "preloaded mutexbench rwlock ($rw)" mutex rwlock 4 -- \
+			env LD_PRELOAD="$LIB" LOCKSWAP_RWLOCK=$rw "$MB" --json --seconds $S --mode rwlock --read-pct 95
+	done
 	expect_json "preloaded leveldb readwhilewriting" leveldb 2 readwhilewriting=all -- \
 		env LD_PRELOAD="$LIB" "$LB" --json --num 5000 --threads 2 --benchmarks readwhilewriting
 else

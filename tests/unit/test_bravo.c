@@ -1,0 +1,168 @@
+/*
+ * test_bravo.c - the BRAVO reader-biased rwlock (core/bravo.h) through its
+ * backend table entry "bravo": the shared rwlock checks, then the bias:
+ * set by a slow reader, revoked by a writer who waits for announced
+ * readers, re-enabled after the inhibition.  Behaviour only, never timing.
+ */
+#include "rwlock_checks.h"
+
+#include "../../core/bravo.h"
+
+static struct ls_bravo *B = (struct ls_bravo *)(void *)rs;
+
+static bool table_has(struct ls_bravo *b)
+{
+	for (int i = 0; i < LS_BRAVO_SLOTS; i++)
+		if ((atomic_load(&ls_bravo_table[i]) & ~LS_BRAVO_SLOT_WAITED) == (uintptr_t)b)
+			return true;
+	return false;
+}
+
+static bool bravo_quiet(void *s)
+{
+	struct ls_bravo *b = s;
+	return atomic_load(&b->inner.word) == 0 &&
+	       !(atomic_load(&b->inner.rq) & LS_RW_SLEEPERS_MASK) &&
+	       !(atomic_load(&b->inner.wq) & LS_RW_SLEEPERS_MASK) && !table_has(b);
+}
+
+static bool biased(void)
+{
+	return atomic_load(&B->bias) & LS_BRAVO_BIASED;
+}
+
+static int setup(void **state)
+{
+	rw = ls_rwlock_backend_find("bravo");
+	quiet = bravo_quiet;
+	return rw ? 0 : -1;
+}
+
+static void test_exclusion_reader_pref(void **state) { check_exclusion(0); }
+static void test_exclusion_writer_pref(void **state) { check_exclusion(LS_RW_PREFER_WRITER); }
+static void test_try_forms(void **state) { check_try_forms(0); check_try_forms(LS_RW_PREFER_WRITER); }
+static void test_timeouts_clean(void **state) { check_timeouts_clean(0); check_timeouts_clean(LS_RW_PREFER_WRITER); }
+static void test_recursive_read(void **state) { check_recursive_read(); }
+/* Writer preference: fast readers also stand back for a waiting writer. */
+static void test_writer_preference(void **state) { check_writer_preference(); }
+static void test_writer_timeout(void **state) { check_writer_timeout_releases_readers(); }
+
+/* A fresh lock is not biased; the first (slow) reader biases it, and the
+ * next read is announced in the table, not counted in the inner lock. */
+static void test_first_reader_biases(void **state)
+{
+	rw_reset();
+	assert_false(biased());
+	assert_int_equal(rw->rdlock(rs, 0), 0);
+	assert_false(ls_bravo_held_fast(B));
+	assert_true(biased());
+	rw->unlock(rs, 0);
+	assert_int_equal(rw->rdlock(rs, 0), 0);
+	assert_true(ls_bravo_held_fast(B));
+	assert_int_equal(ls_rwlock_readers(atomic_load(&B->inner.word)), 0);
+	assert_true(table_has(B));
+	rw->unlock(rs, 0);
+	assert_true(bravo_quiet(rs));
+}
+
+static void bias_and_hold_fast(void)
+{
+	rw_reset();
+	assert_int_equal(rw->rdlock(rs, 0), 0);
+	rw->unlock(rs, 0);
+	assert_int_equal(rw->rdlock(rs, 0), 0);
+	assert_true(ls_bravo_held_fast(B));
+}
+
+static void *timed_wr(void *a)
+{
+	struct timespec t = deadline_in(CLOCK_REALTIME, 20);
+	return (void *)(long)rw->timedwrlock(rs, 0, CLOCK_REALTIME, &t);
+}
+
+/* A writer revokes the bias and cannot get past an announced reader: the
+ * try form says EBUSY, the timed form times out, and the inner lock is
+ * left free both times. */
+static void test_revocation_respects_fast_reader(void **state)
+{
+	bias_and_hold_fast();
+	assert_int_equal(in_other(other_trywr), EBUSY);
+	assert_true(biased()); /* still announced: the next writer revokes again */
+	assert_int_equal(atomic_load(&B->inner.word), 0);
+	assert_int_equal(rw_join(rw_spawn(timed_wr, 0)), ETIMEDOUT);
+	assert_int_equal(atomic_load(&B->inner.word), 0);
+	rw->unlock(rs, 0);
+	assert_int_equal(in_other(other_trywr), 0);
+	assert_true(bravo_quiet(rs));
+}
+
+static bool writer_revoking(void)
+{
+	return !biased() && (atomic_load(&B->inner.word) & LS_RW_WRITER);
+}
+
+/* A parked writer is woken by the fast reader's unlock; meanwhile new
+ * readers are refused and the holder may read again (recursion). */
+static void test_writer_waits_for_fast_reader(void **state)
+{
+	bias_and_hold_fast();
+	atomic_store(&writer_in, 0);
+	rw_flags = 0;
+	pthread_t w = rw_spawn(blocking_writer, 0);
+	rw_await(writer_revoking);
+	assert_int_equal(in_other(other_tryrd), EBUSY);
+	assert_int_equal(rw->rdlock(rs, 0), 0); /* recursive: no deadlock */
+	rw->unlock(rs, 0);
+	usleep(10000);
+	assert_int_equal(atomic_load(&writer_in), 0);
+	rw->unlock(rs, 0);
+	rw_join(w);
+	assert_int_equal(atomic_load(&writer_in), 1);
+	assert_true(bravo_quiet(rs));
+}
+
+static bool read_rebiases(void)
+{
+	assert_int_equal(rw->rdlock(rs, 0), 0);
+	rw->unlock(rs, 0);
+	return biased();
+}
+
+/* After a revocation the bias stays off until the inhibition (a multiple
+ * of the revocation's duration, recorded in the bias word) has passed;
+ * then a slow reader turns it on again. */
+static void test_rebias_after_inhibition(void **state)
+{
+	bias_and_hold_fast();
+	rw->unlock(rs, 0);
+	assert_int_equal(rw->wrlock(rs, 0), 0);
+	uint64_t until = atomic_load(&B->bias) >> LS_BRAVO_INHIBIT_SHIFT;
+	assert_false(biased());
+	assert_true(until > 0);
+	rw->unlock(rs, 0);
+	rw_await(read_rebiases);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	assert_true((uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec >= until);
+	assert_int_equal(rw->rdlock(rs, 0), 0);
+	assert_true(ls_bravo_held_fast(B));
+	rw->unlock(rs, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exclusion_reader_pref),
+		cmocka_unit_test(test_exclusion_writer_pref),
+		cmocka_unit_test(test_try_forms),
+		cmocka_unit_test(test_timeouts_clean),
+		cmocka_unit_test(test_recursive_read),
+		cmocka_unit_test(test_writer_preference),
+		cmocka_unit_test(test_writer_timeout),
+		cmocka_unit_test(test_first_reader_biases),
+		cmocka_unit_test(test_revocation_respects_fast_reader),
+		cmocka_unit_test(test_writer_waits_for_fast_reader),
+		cmocka_unit_test(test_rebias_after_inhibition),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

@@ -1,0 +1,100 @@
+/*
+ * test_rwlock.c - the compact futex rwlock (core/rwlock.h) through its
+ * backend table entry "futex".  Behaviour only, never timing.
+ */
+#include "rwlock_checks.h"
+
+static bool futex_quiet(void *s)
+{
+	struct ls_rwlock *l = s;
+	return atomic_load(&l->word) == 0 && !(atomic_load(&l->rq) & LS_RW_SLEEPERS_MASK) &&
+	       !(atomic_load(&l->wq) & LS_RW_SLEEPERS_MASK);
+}
+
+static int setup(void **state)
+{
+	rw = ls_rwlock_backend_find("futex");
+	quiet = futex_quiet;
+	return rw ? 0 : -1;
+}
+
+static void test_exclusion_reader_pref(void **state) { check_exclusion(0); }
+static void test_exclusion_writer_pref(void **state) { check_exclusion(LS_RW_PREFER_WRITER); }
+static void test_try_forms(void **state) { check_try_forms(0); check_try_forms(LS_RW_PREFER_WRITER); }
+static void test_timeouts_clean(void **state) { check_timeouts_clean(0); check_timeouts_clean(LS_RW_PREFER_WRITER); }
+static void test_recursive_read(void **state) { check_recursive_read(); }
+static void test_writer_preference(void **state) { check_writer_preference(); }
+static void test_writer_timeout(void **state) { check_writer_timeout_releases_readers(); }
+
+/* Reader preference: a reader from another thread gets in while a writer
+ * waits (once the writer is counted in the word). */
+static bool writer_counted(void)
+{
+	return (atomic_load(&((struct ls_rwlock *)rs)->word) & LS_RW_WWAIT_MASK) != 0;
+}
+
+static void test_reader_preference(void **state)
+{
+	rw_reset();
+	rw_flags = 0;
+	atomic_store(&writer_in, 0);
+	assert_int_equal(rw->rdlock(rs, 0), 0);
+	pthread_t w = rw_spawn(blocking_writer, 0);
+	rw_await(writer_counted);
+	assert_int_equal(in_other(other_tryrd), 0);
+	rw->unlock(rs, 0);
+	rw_join(w);
+	assert_int_equal(atomic_load(&writer_in), 1);
+	assert_true(quiet(rs));
+}
+
+/* The last reader hands the lock to the waiting writer in its unlock:
+ * readers arriving after it are refused although the writer may not have
+ * run yet (no window where the woken writer finds readers back in). */
+static void test_last_reader_hands_off(void **state)
+{
+	struct ls_rwlock *l = (struct ls_rwlock *)rs;
+	rw_reset();
+	rw_flags = 0;
+	atomic_store(&writer_in, 0);
+	assert_int_equal(rw->rdlock(rs, 0), 0);
+	pthread_t w = rw_spawn(blocking_writer, 0);
+	rw_await(writer_counted);
+	rw->unlock(rs, 0);
+	assert_true((atomic_load(&l->word) & LS_RW_WRITER) || atomic_load(&writer_in));
+	rw_join(w);
+	assert_int_equal(atomic_load(&writer_in), 1);
+	assert_true(quiet(rs));
+}
+
+/* The reader count saturates with EAGAIN, as glibc's does. */
+static void test_reader_overflow(void **state)
+{
+	struct ls_rwlock *l = (struct ls_rwlock *)rs;
+	struct timespec t = deadline_in(CLOCK_MONOTONIC, 5);
+	rw_reset();
+	atomic_store(&l->word, (LS_RW_READERS_MAX - 1) << LS_RW_READERS_SHIFT);
+	assert_int_equal(rw->rdlock(rs, 0), 0);
+	assert_int_equal(rw->rdlock(rs, 0), EAGAIN);
+	assert_int_equal(rw->tryrdlock(rs, 0), EAGAIN);
+	assert_int_equal(rw->timedrdlock(rs, 0, CLOCK_MONOTONIC, &t), EAGAIN);
+	rw->unlock(rs, 0);
+	assert_int_equal(rw->tryrdlock(rs, 0), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exclusion_reader_pref),
+		cmocka_unit_test(test_exclusion_writer_pref),
+		cmocka_unit_test(test_try_forms),
+		cmocka_unit_test(test_timeouts_clean),
+		cmocka_unit_test(test_recursive_read),
+		cmocka_unit_test(test_reader_preference),
+		cmocka_unit_test(test_writer_preference),
+		cmocka_unit_test(test_writer_timeout),
+		cmocka_unit_test(test_last_reader_hands_off),
+		cmocka_unit_test(test_reader_overflow),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
