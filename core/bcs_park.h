@@ -10,9 +10,8 @@
  *   LS_BCS_PARK_SLEEP (bit 31)  the owner is parked, or about to park, on
  *               the word: the publisher must futex-wake it
  *
- * Waiting: at most spinning while the waiting policy allows (core/wait.h)
- * between them (1, 2, 4, ... LS_BCS_PARK_BACKOFF_MAX pause instructions),
- * then futex park.  This is the "back off, then wait on the OS primitive"
+ * Waiting: spin while the waiting policy allows (core/wait.h), then futex
+ * park.  This is the "back off, then wait on the OS primitive"
  * future work of the snmalloc combining-lock text (shared/seeds/004).
  *
  * Lifetime rule: the publisher's exchange is its last access to the node;

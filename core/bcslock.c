@@ -119,7 +119,7 @@ static bool satisfied(uint32_t s, uint32_t all, uint32_t any)
 }
 
 /* Wait until status has every flag of `all` and (if any != 0) one of
- * `any`.  Bounded spin (LOCKSWAP_SPIN polls), then futex park.  Returns 0
+ * `any`.  Spin while the policy allows, then park.  Returns 0
  * or ETIMEDOUT (only with an abstime). */
 static int node_wait(struct ls_bcslock_node *n, uint32_t all, uint32_t any,
                      clockid_t clock, const struct timespec *abstime)
@@ -364,7 +364,7 @@ static int poll_lock(struct ls_bcslock *l, clockid_t clock,
 /* ---- slow paths ------------------------------------------------------- */
 
 /* After RETRY: the lock was left free for us to compete for.  At least one
- * try, then LOCKSWAP_SPIN polls. */
+ * try, then a spin while the policy allows. */
 static bool retry_spin(struct ls_bcslock *l)
 {
 	return ls_bcslock_trylock(l) == 0 ||
@@ -426,7 +426,7 @@ static void leave_request(void *arg)
 int ls_bcslock_lock_slow(struct ls_bcslock *l, bool wf, clockid_t clock,
                          const struct timespec *abstime)
 {
-	/* Bounded spin (LOCKSWAP_SPIN polls) on a plain load; stop once a
+	/* Spin (waiting policy) on a plain load; stop once a
 	 * waiter is queued: the lock goes to it (offered or handed over). */
 	bool got = false;
 	LS_SPIN_UNTIL(l, newcomer_step(l, &got));

@@ -55,9 +55,11 @@
  * wf submit wait-free; a batch lasts at most one request per thread (every
  * submitter waits for its reply).
  *
- * Waiting: LOCKSWAP_SPIN polls on the fast path, then submit, then
- * LOCKSWAP_SPIN polls on the node's status, then futex park on it; after
- * a RETRY wake-up, one trylock plus LOCKSWAP_SPIN polls before re-queuing.
+ * Waiting (core/wait.h): spin on the fast path while nobody is queued,
+ * then submit, then spin on the node's status, then park on it; after a
+ * RETRY wake-up, one trylock plus a spin before re-queuing.  A waiter
+ * cancelled while parked takes its LOCK back with a CANCEL, as a timeout
+ * does; a contended unlock is never cut by cancellation.
  *
  * Fork: queued nodes of dead threads are discarded, never handed the lock
  * (see bcslock.c): a child can use every lock that was free or held by

@@ -6,7 +6,7 @@
 #include "wait.h"
 
 /* The head saw `last` move past cur: an arrival swapped itself in and is
- * about to link cur->next.  LOCKSWAP_SPIN polls, then yield between polls. */
+ * about to link cur->next.  Spin while the policy allows, then yield between polls. */
 static struct ls_combining_node *wait_link(struct ls_combining_node *cur)
 {
 	struct ls_combining_node *next;

@@ -37,10 +37,10 @@
  * Fairness: FIFO among queued callers; a fast-path caller can overtake the
  * queue only while it is empty.  The head's own caller is released after
  * at most LS_COMBINING_BATCH_MAX critical sections, so no thread combines
- * forever.  Progress: blocking (it is a lock).  Waiting: back-off spin of
- * LOCKSWAP_SPIN polls then futex park (waiters); the head waiting for a
- * late MCS link (an arrival between its swap and its link) spins
- * LOCKSWAP_SPIN polls, then polls with sched_yield: the arrival is two
+ * forever.  Progress: blocking (it is a lock).  Waiting (core/wait.h):
+ * spin while the policy allows, then futex park (waiters); the head
+ * waiting for a late MCS link (an arrival between its swap and its link)
+ * spins while the policy allows, then polls with sched_yield: the arrival is two
  * instructions from done and cannot be waited for any other way.
  *
  * Thread-local pitfall (from the source text): fn may run on another

@@ -190,7 +190,7 @@ static void release_queued(struct ls_queued *l)
 
 /* Take QLOCKED to edit a list we are in.  False if the list is empty (then
  * we are not in it).  QLOCKED is held for a few list edits; we spin
- * LOCKSWAP_SPIN polls, then yield between polls (its holder may have been
+ * spin while the policy allows, then yield between polls (its holder may have been
  * preempted). */
 static bool qlock_acquire(struct ls_queued *l)
 {

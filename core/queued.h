@@ -35,7 +35,7 @@
  * wake-up, which every wait loop tolerates.
  *
  * lock:   CAS LOCKED in whenever it is clear (barging allowed).  Spin
- *         LOCKSWAP_SPIN polls while no one is queued; then push the record
+ *         spin (core/wait.h) while no one is queued; then push the record
  *         (one CAS, no queue lock) and park on its event.
  * unlock: clear LOCKED; if waiters exist and no one holds QLOCKED, take
  *         QLOCKED, walk from the newest waiter to the cached tail, dequeue

@@ -6,9 +6,8 @@
 #include "wait.h"
 #include "timespec.h"
 
-/* The two waiting steps, kept here so a shared waiting policy can replace
- * them in one place: spin (LOCKSWAP_SPIN polls of a plain load, a pause
- * between each), then park on the class's futex word. */
+/* The two waiting steps: spin while the waiting policy (core/wait.h)
+ * allows, then park on the class's futex word. */
 enum role { READER, WRITER };
 
 /* For a waiting (counted) writer a handed-off lock is available. */

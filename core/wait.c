@@ -27,7 +27,10 @@ unsigned ls_wait_spin_bound(void)
 		n = measure_cpus();
 		atomic_store_explicit(&cpus, n, memory_order_relaxed);
 	}
-	return n - 1; /* one CPU stays for the lock holder */
+	/* One CPU stays for the lock holder and one for a parked thread that
+	 * is handed the lock: a FIFO hand-over to a thread that cannot run
+	 * stalls every spinner behind it.  With 2 CPUs, one spinner. */
+	return n > 2 ? n - 2 : n - 1;
 }
 
 void ls_wait_set_cpus(unsigned n)
@@ -47,7 +50,9 @@ unsigned ls_wait_spinners(void)
 static bool admit_spinner(bool *counted)
 {
 	unsigned bound = ls_wait_spin_bound();
-	*counted = ls_thread_live() > bound;
+	/* Only a thread with a record is among ls_thread_live(); the record
+	 * is not made here (making one takes a lock, which may spin). */
+	*counted = !ls_thread_current || ls_thread_live() > bound;
 	if (!*counted)
 		return true;
 	unsigned n = atomic_load_explicit(&spinners, memory_order_relaxed);

@@ -25,7 +25,8 @@ def add_arguments(parser):
 def option_range(opt):
     kind = opt.get("kind")
     if kind == "uint":
-        return f"{opt.get('min')}..{opt.get('max')}"
+        word = opt.get("choices")
+        return f"{word + ' or ' if word else ''}{opt.get('min')}..{opt.get('max')}"
     if kind == "bool":
         return "on|off"
     if kind == "choice":

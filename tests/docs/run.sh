@@ -18,6 +18,8 @@ import json, sys
 d = json.load(sys.stdin)
 for o in d["options"]:
     rng = "%d..%d" % (o["min"], o["max"]) if o["kind"] == "uint" else "-"
+    if o["kind"] == "uint" and o.get("choices"):
+        rng = "%s_or_%s" % (o["choices"], rng)
     print("option", o["name"], o["default"] or "(none)", rng)
 for b in d["backends"]:
     print("backend", b["name"].split(":")[0])
@@ -30,7 +32,7 @@ while read -r kind name def rng; do
 		fail "README variables table lacks $name"
 	elif ! echo "$row" | grep -qF -e "| \`$def\` |" -e "| $def |"; then
 		fail "README gives $name a default other than the library's '$def': $row"
-	elif [ "$rng" != - ] && ! echo "$row" | grep -qF "| $rng |"; then
+	elif [ "$rng" != - ] && ! echo "$row" | grep -qF "| ${rng//_/ } |"; then
 		fail "README gives $name a range other than the library's $rng: $row"
 	else
 		ok "README documents $name (default $def)"

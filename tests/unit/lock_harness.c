@@ -63,8 +63,8 @@ void lh_mutual_exclusion(const struct ls_lock_ops *ops, int threads, long iters)
 	memset(&s, 0, sizeof s);
 	s.ops = ops;
 	s.iters = iters;
-	pthread_t t[64];
-	assert_true(threads <= 64);
+	pthread_t t[128];
+	assert_true(threads <= 128);
 	for (int i = 0; i < threads; i++)
 		assert_int_equal(pthread_create(&t[i], NULL, hammer, &s), 0);
 	for (int i = 0; i < threads; i++)
