@@ -54,7 +54,8 @@ static void mark_holder(struct ls_capacitor *c)
 }
 
 /* Fork child: reset to a fresh platoon holding only the current holder. */
-static void renew(struct ls_capacitor *c, const struct ls_lockable *in, void *inner)
+__attribute__((noinline)) static void renew(struct ls_capacitor *c,
+                                            const struct ls_lockable *in, void *inner)
 {
 	uint32_t e = ls_capacitor_epoch_now();
 	uint64_t w = atomic_load_explicit(&c->word, memory_order_relaxed);
@@ -68,10 +69,13 @@ static void renew(struct ls_capacitor *c, const struct ls_lockable *in, void *in
 	}
 }
 
-static void renew_if_forked(struct ls_capacitor *c, const struct ls_lockable *in, void *inner)
+static inline void renew_if_forked(struct ls_capacitor *c, const struct ls_lockable *in,
+                                   void *inner)
 {
-	if (ls_capacitor_epoch_of(atomic_load_explicit(&c->word, memory_order_relaxed)) !=
-	    ls_capacitor_epoch_now())
+	if (__builtin_expect(ls_capacitor_epoch_of(atomic_load_explicit(&c->word,
+	                                                                memory_order_relaxed)) !=
+	                             ls_capacitor_epoch_now(),
+	                     0))
 		renew(c, in, inner);
 }
 
@@ -129,6 +133,8 @@ void ls_capacitor_open_platoon(struct ls_capacitor *c, uint64_t w, unsigned b)
 	 * admitted, then (wake-ahead) those that now enter the spin window.
 	 * Each wake costs a syscall only if its bucket has a sleeper. */
 	uint32_t outstanding = (uint16_t)(ls_capacitor_ticket_of(nw) - ls_capacitor_base_of(w));
+	if (outstanding <= b)
+		return; /* nobody beyond the old platoon: the common uncontended case */
 	wake_range(c, ls_capacitor_base_of(w), b, outstanding, n * b);
 	if (ls_wait_cpu_free())
 		wake_range(c, ls_capacitor_base_of(w), b + spin_window(b), outstanding, n * b);

@@ -79,12 +79,24 @@ static _Atomic uint32_t *estimate_of(const void *lock)
 	return &estimates[h >> 24].ns;
 }
 
-static uint32_t clamp_budget(uint64_t ns)
+static uint32_t clamp_budget(uint64_t ns, uint32_t min)
 {
-	return ns < LS_SPIN_MIN_NS ? LS_SPIN_MIN_NS : ns > LS_SPIN_MAX_NS ? LS_SPIN_MAX_NS : (uint32_t)ns;
+	return ns < min ? min : ns > LS_SPIN_MAX_NS ? LS_SPIN_MAX_NS : (uint32_t)ns;
 }
 
+static bool start(struct ls_spin *s, const void *lock, uint32_t min_ns);
+
 bool ls_spin_start(struct ls_spin *s, const void *lock)
+{
+	return start(s, lock, LS_SPIN_MIN_NS);
+}
+
+bool ls_spin_start_queued(struct ls_spin *s, const void *lock)
+{
+	return start(s, lock, LS_SPIN_QUEUE_MIN_NS);
+}
+
+static bool start(struct ls_spin *s, const void *lock, uint32_t min_ns)
 {
 	unsigned fixed = atomic_load_explicit(&ls_spin_limit, memory_order_relaxed);
 	if (fixed == 0 || !admit_spinner(&s->counted))
@@ -99,7 +111,7 @@ bool ls_spin_start(struct ls_spin *s, const void *lock)
 	}
 	/* relaxed: estimates are hints; a lost update costs one odd budget. */
 	uint32_t e = atomic_load_explicit(s->est, memory_order_relaxed);
-	s->budget = clamp_budget(3ull * (e ? e : LS_SPIN_INIT_NS));
+	s->budget = clamp_budget(3ull * (e ? e : LS_SPIN_INIT_NS), min_ns);
 	s->start_ns = s->first_ns = ls_now_ns(CLOCK_MONOTONIC);
 	return true;
 }

@@ -51,8 +51,9 @@
 #include "futex.h"
 #include "spin.h"
 
-#define LS_SPIN_MIN_NS 20000u   /* a spin (step) always gets this long */
-#define LS_SPIN_MAX_NS 200000u  /* and never longer than this */
+#define LS_SPIN_MIN_NS 3000u        /* a spin always gets this long */
+#define LS_SPIN_QUEUE_MIN_NS 20000u /* a queue waiter's step, see below */
+#define LS_SPIN_MAX_NS 200000u      /* and never longer than this */
 #define LS_SPIN_INIT_NS 5000u   /* starting estimate of a successful spin */
 
 /* One waiter's spin phase. */
@@ -70,6 +71,13 @@ struct ls_spin {
  * (nothing to stop).  True: call ls_spin_more() between polls, and
  * ls_spin_stop() once done, whatever the outcome. */
 bool ls_spin_start(struct ls_spin *s, const void *lock);
+
+/* The same for a waiter in a FIFO queue: its step budget is at least
+ * LS_SPIN_QUEUE_MIN_NS, above the cost of one hand-over to a parked
+ * thread, because a queue waiter that gives up makes every later
+ * hand-over a wake-up, while a barging waiter that gives up costs only
+ * itself. */
+bool ls_spin_start_queued(struct ls_spin *s, const void *lock);
 
 /* Pause once; false when the budget is spent (then call ls_spin_stop). */
 bool ls_spin_more(struct ls_spin *s);
@@ -104,7 +112,7 @@ void ls_spin_stop(struct ls_spin *s, bool won);
 	__extension__({                                                  \
 		bool ls_won_ = (COND);                                   \
 		struct ls_spin ls_s_;                                    \
-		if (!ls_won_ && ls_spin_start(&ls_s_, (lock))) {         \
+		if (!ls_won_ && ls_spin_start_queued(&ls_s_, (lock))) {         \
 			uint64_t ls_m_ = (uint64_t)(MARK);               \
 			while (ls_spin_more(&ls_s_)) {                   \
 				if ((ls_won_ = (COND)))                  \
