@@ -5,4 +5,4 @@
 #include "../core/spin.h"
 #include "../core/capacitor.h"
 #include "../core/queued.h"
-#include "stats.h"
+#include "options.h"
