@@ -15,6 +15,12 @@
  *        (tv_nsec in range; tv_sec may be negative = already expired).
  *   unlock(s)                    called by the holder only
  *   is_locked(s)                 racy snapshot, for destroy's EBUSY
+ *   lock_plain(s), unlock_plain(s)   optional (NULL = none): the same
+ *        transitions with plain loads and stores, for a process with one
+ *        thread (interpose/gate.h).  They leave exactly the state lock()
+ *        and unlock() would, or return false and change nothing (the
+ *        caller then uses the atomic verb): a lock taken plainly must be
+ *        held for the atomic verbs once a second thread exists.
  *
  * A wrapper backend (the capacitor) holds an inner lock in the upper part of
  * its state; compose(inner) is called once at selection, before any lock
@@ -41,6 +47,8 @@ struct ls_lock_ops {
 	int (*timedlock)(void *s, clockid_t clock, const struct timespec *abstime);
 	void (*unlock)(void *s);
 	bool (*is_locked)(void *s);
+	bool (*lock_plain)(void *s);
+	bool (*unlock_plain)(void *s);
 	/* Wrappers only.  The inner lock's state must fit in what the wrapper
 	 * leaves free (checked generically: state_size + inner->state_size <=
 	 * LS_LOCK_STATE_BYTES).  compose() binds the inner lock; it is called
@@ -52,7 +60,7 @@ struct ls_lock_ops {
 /*
  * LS_BACKEND_FROM_CORE(id, algo, ABOUT) defines `ls_backend_<id>`, listed
  * as "id", for a core/ lock whose verbs are ls_<algo>_{lock,trylock,
- * timedlock,unlock,is_locked} on `struct ls_<algo>`: the ops take `void *`
+ * timedlock,unlock,is_locked,lock_plain,unlock_plain} on `struct ls_<algo>`: the ops take `void *`
  * state, so each verb gets a one-line adapter.  Wrappers and delegation
  * backends, whose ops do more than forward, are written out by hand.
  */
@@ -66,6 +74,8 @@ struct ls_lock_ops {
 	}                                                                                 \
 	static void id##_unlock(void *s) { ls_##algo##_unlock(s); }                     \
 	static bool id##_is_locked(void *s) { return ls_##algo##_is_locked(s); }        \
+	static bool id##_lock_plain(void *s) { return ls_##algo##_lock_plain(s); }      \
+	static bool id##_unlock_plain(void *s) { return ls_##algo##_unlock_plain(s); }  \
 	const struct ls_lock_ops ls_backend_##id = {                                    \
 		.name = #id,                                                              \
 		.about = ABOUT,                                                           \
@@ -75,6 +85,8 @@ struct ls_lock_ops {
 		.timedlock = id##_timedlock,                                            \
 		.unlock = id##_unlock,                                                  \
 		.is_locked = id##_is_locked,                                            \
+		.lock_plain = id##_lock_plain,                                          \
+		.unlock_plain = id##_unlock_plain,                                      \
 	}
 
 /* The table, in listing order; ends with NULL. */

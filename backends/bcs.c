@@ -14,6 +14,8 @@ static int bcs_timedlock(void *s, clockid_t c, const struct timespec *t)
 }
 static void bcs_unlock(void *s) { ls_bcslock_unlock(s); }
 static bool bcs_is_locked(void *s) { return ls_bcslock_is_locked(s); }
+static bool bcs_lock_plain(void *s) { return ls_bcslock_lock_plain(s); }
+static bool bcs_unlock_plain(void *s) { return ls_bcslock_unlock_plain(s); }
 
 static int bcs_wf_lock(void *s) { return ls_bcslock_wf_lock(s); }
 static int bcs_wf_timedlock(void *s, clockid_t c, const struct timespec *t)
@@ -31,6 +33,8 @@ const struct ls_lock_ops ls_backend_bcs = {
 	.timedlock = bcs_timedlock,
 	.unlock = bcs_unlock,
 	.is_locked = bcs_is_locked,
+	.lock_plain = bcs_lock_plain,
+	.unlock_plain = bcs_unlock_plain,
 };
 
 const struct ls_lock_ops ls_backend_bcs_wf = {
@@ -42,4 +46,6 @@ const struct ls_lock_ops ls_backend_bcs_wf = {
 	.timedlock = bcs_wf_timedlock,
 	.unlock = bcs_wf_unlock,
 	.is_locked = bcs_is_locked,
+	.lock_plain = bcs_lock_plain,
+	.unlock_plain = bcs_unlock_plain,
 };

@@ -175,6 +175,7 @@ const struct ls_lock_ops *ls_init(void)
 static void atfork_child(void)
 {
 	ls_thread_after_fork();
+	ls_gate_after_fork();
 	if (ls_observing())
 		ls_stats_after_fork();
 }

@@ -13,8 +13,8 @@ set -u
 P=$B/preload
 JEMALLOC=$(ls /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 2>/dev/null)
 
-programs=(errors kinds condvar cancel forkt special cxx dlprog)
-args_for() { [ "$1" = dlprog ] && echo "$P/libplugin.so"; }
+programs=(errors kinds condvar cancel forkt special cxx dlprog single)
+args_for() { case $1 in dlprog | single) echo "$P/libplugin.so" ;; esac; }
 
 # run_prog LABEL PRELOAD PROG [env...]: counts the program's checks.
 run_prog() {
@@ -50,7 +50,7 @@ for b in $(list_backends); do
 done
 
 if [ -n "$JEMALLOC" ]; then
-	for prog in kinds condvar cxx; do
+	for prog in kinds condvar cxx single; do
 		run_prog "jemalloc+futex" "$LIB $JEMALLOC" "$prog" LOCKSWAP_BACKEND=futex
 		run_prog "jemalloc-first+futex" "$JEMALLOC $LIB" "$prog" LOCKSWAP_BACKEND=futex
 	done

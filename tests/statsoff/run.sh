@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Group "statsoff": with LOCKSWAP_STATS=off no statistics code runs.
 #
-# The preload programs (mutex kinds including glibc-served ones, condvars)
-# run under
+# The preload programs (mutex kinds including glibc-served ones, condvars,
+# the single-threaded shortcut with fork and a dlopen()ed library) run under
 # callgrind, fork children included, and every function that executed is
 # listed.  No instruction may come from a file under stats/.  The
 # statistics' state is written only by that code (stats/hooks.h: the
@@ -32,8 +32,9 @@ stats_files() {
 }
 
 for backend in futex glibc mcs; do
-	for prog in kinds condvar errors; do
+	for prog in kinds condvar single; do
 		args=()
+		[ $prog = single ] && args=("$P/libplugin.so")
 		ran=$(stats_files off "$backend" "$prog" "${args[@]}")
 		if [ -z "$ran" ]; then
 			ok "$backend $prog: no statistics code ran with LOCKSWAP_STATS=off"
