@@ -16,6 +16,7 @@ static void bcs_unlock(void *s) { ls_bcslock_unlock(s); }
 static bool bcs_is_locked(void *s) { return ls_bcslock_is_locked(s); }
 static bool bcs_lock_plain(void *s) { return ls_bcslock_lock_plain(s); }
 static bool bcs_unlock_plain(void *s) { return ls_bcslock_unlock_plain(s); }
+LS_SINGLE_TABLE(bcs, "bcs");
 
 static int bcs_wf_lock(void *s) { return ls_bcslock_wf_lock(s); }
 static int bcs_wf_timedlock(void *s, clockid_t c, const struct timespec *t)
@@ -23,6 +24,10 @@ static int bcs_wf_timedlock(void *s, clockid_t c, const struct timespec *t)
 	return ls_bcslock_wf_timedlock(s, c, t);
 }
 static void bcs_wf_unlock(void *s) { ls_bcslock_wf_unlock(s); }
+#define bcs_wf_trylock bcs_trylock
+#define bcs_wf_lock_plain bcs_lock_plain
+#define bcs_wf_unlock_plain bcs_unlock_plain
+LS_SINGLE_TABLE(bcs_wf, "bcs-wf");
 
 const struct ls_lock_ops ls_backend_bcs = {
 	.name = "bcs",
@@ -35,6 +40,7 @@ const struct ls_lock_ops ls_backend_bcs = {
 	.is_locked = bcs_is_locked,
 	.lock_plain = bcs_lock_plain,
 	.unlock_plain = bcs_unlock_plain,
+	.single = &bcs_single,
 };
 
 const struct ls_lock_ops ls_backend_bcs_wf = {
@@ -48,4 +54,5 @@ const struct ls_lock_ops ls_backend_bcs_wf = {
 	.is_locked = bcs_is_locked,
 	.lock_plain = bcs_lock_plain,
 	.unlock_plain = bcs_unlock_plain,
+	.single = &bcs_wf_single,
 };

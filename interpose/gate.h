@@ -9,19 +9,17 @@
  * test that the fast path makes anyway.
  *
  * Open, the gate is the backend's own table, or, while the process has one
- * thread and the backend has plain verbs (backend.h: lock_plain,
- * unlock_plain), a table whose lock, trylock and unlock use them: no locked
- * instruction while nobody else can look.  glibc's __libc_single_threaded
- * says when: set at start, cleared by pthread_create before the new thread
- * exists (also for threads created by dlopen()ed code and by glibc itself),
- * never set again in glibc 2.36, not even in a fork child of a threaded
- * parent (checked by tests/preload/single.c).  The single-threaded verbs
- * read it on every call, so correctness never depends on when the gate
- * moves: the first call that finds a second thread moves the gate to the
- * backend's table, and later calls pay nothing for the shortcut.  The plain
- * verbs leave exactly the state the atomic ones would, so a lock taken
- * plainly and held while the second thread starts is held, and released
- * atomically, like any other.
+ * thread, the backend's `single` table (backends/backend.h), whose lock,
+ * trylock and unlock use plain loads and stores: no locked instruction
+ * while nobody else can look.  Those verbs check glibc's
+ * __libc_single_threaded on every call (core/single.h), so correctness
+ * never depends on when the gate moves; the first one that finds a second
+ * thread moves the gate to the backend's table, and later calls pay
+ * nothing for the shortcut.  The plain verbs leave exactly the state the
+ * atomic ones would, so a lock taken plainly and held while the second
+ * thread starts is held, and released atomically, like any other.  The
+ * gate itself is core/single.h's ls_single_gate, the word those verbs
+ * move.
  */
 #ifndef LS_INTERPOSE_GATE_H
 #define LS_INTERPOSE_GATE_H
@@ -29,14 +27,13 @@
 #include <stdatomic.h>
 
 #include "../backends/backend.h"
-
-extern const struct ls_lock_ops *_Atomic ls_gate;
+#include "../core/single.h"
 
 static inline const struct ls_lock_ops *ls_gate_get(void)
 {
 	/* acquire: pairs with the release in ls_gate_open, so what ls_init
 	 * prepared (backend, probed offsets) is visible. */
-	return atomic_load_explicit(&ls_gate, memory_order_acquire);
+	return atomic_load_explicit(&ls_single_gate, memory_order_acquire);
 }
 
 /* Open the gate for backend b; called once, by the ls_init() that
