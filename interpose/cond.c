@@ -8,8 +8,9 @@
  * process-shared, possibly in another process, is recognised and served by
  * glibc for its whole life.  All-zero = PTHREAD_COND_INITIALIZER.
  *
- * As for the mutex, an open gate (gate.h) means a native backend with
- * statistics off: the entry point serves the call straight away; behind a
+ * As for the mutex, an open gate (gate.h) on a native backend means
+ * statistics are off and lockswap's condvar serves: the entry point
+ * serves signal and broadcast straight away; behind a
  * closed gate the slow path serves it, with the statistics hooks around
  * it when they are on.
  *
@@ -157,7 +158,7 @@ static SLOW int signal_slow(pthread_cond_t *c, bool broadcast)
 
 LS_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
-	if (LIKELY(ls_gate_get() != NULL) && !(cond_flags(c) & COND_PSHARED)) {
+	if (LIKELY(ls_gate_native(ls_gate_get())) && !(cond_flags(c) & COND_PSHARED)) {
 		ls_condvar_signal(cv_of(c));
 		return 0;
 	}
@@ -166,7 +167,7 @@ LS_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 
 LS_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
-	if (LIKELY(ls_gate_get() != NULL) && !(cond_flags(c) & COND_PSHARED)) {
+	if (LIKELY(ls_gate_native(ls_gate_get())) && !(cond_flags(c) & COND_PSHARED)) {
 		ls_condvar_broadcast(cv_of(c));
 		return 0;
 	}

@@ -164,10 +164,10 @@ const struct ls_lock_ops *ls_init(void)
 	if (!atomic_compare_exchange_strong_explicit(&ls_active_backend, &expected, b,
 	                                             memory_order_acq_rel, memory_order_acquire))
 		return expected; /* another thread finished first: same answer */
-	/* The statistics mode is chosen here, once: with it on, or under
-	 * pass-through, the gate stays closed and every call takes its slow
-	 * path; otherwise plain mutexes go straight to the backend. */
-	if (!ls_backend_is_passthrough(b) && !ls_observing())
+	/* The statistics mode is chosen here, once: with it on the gate
+	 * stays closed and every call takes its slow path; otherwise plain
+	 * mutexes go straight to the backend (or to glibc). */
+	if (!ls_observing())
 		ls_gate_open(b);
 	return b;
 }

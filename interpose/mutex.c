@@ -265,19 +265,21 @@ int ls_mutex_reacquire_after_wait(pthread_mutex_t *m, const struct ls_mutex_save
 
 /* ---- statistics on: the same bodies, with the hooks around them ---- */
 
-void ls_mutex_stats_obj(pthread_mutex_t *m, struct ls_stats_obj *o)
+static inline void stats_obj(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind,
+                             struct ls_stats_obj *o)
 {
-	struct ls_mutex *x = ls_mutex_of(m);
-	int32_t kind = ls_mutex_kind(x);
 	/* Bytes 28..31 are free for every kind glibc does not keep (glibc
 	 * uses bytes 24..39 only for robust mutexes). */
-	*o = (struct ls_stats_obj){
-		.addr = m,
-		.slot = (kind & LS_KIND_GLIBC_ONLY) ? NULL : &x->stats,
-		.kind = kind,
-		.type = LS_REC_MUTEX,
-		.glibc = served_by_glibc(ls_active(), kind),
-	};
+	o->addr = m;
+	o->slot = (kind & LS_KIND_GLIBC_ONLY) ? NULL : &ls_mutex_of(m)->stats;
+	o->kind = kind;
+	o->type = LS_REC_MUTEX;
+	o->glibc = served_by_glibc(b, kind);
+}
+
+void ls_mutex_stats_obj(pthread_mutex_t *m, struct ls_stats_obj *o)
+{
+	stats_obj(m, ls_active(), ls_mutex_kind(ls_mutex_of(m)), o);
 }
 
 struct blocking {
@@ -286,44 +288,69 @@ struct blocking {
 	bool is_clocklock;
 };
 
+/* The bodies, with the plain native case inline (as in mutex_trylock). */
+static inline int try_body(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
+{
+	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b)))
+		return b->trylock(ls_mutex_of(m)->lock);
+	return kind_trylock(m, b, kind);
+}
+
+static inline int unlock_body(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
+{
+	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b))) {
+		b->unlock(ls_mutex_of(m)->lock);
+		return 0;
+	}
+	return kind_unlock(m, b, kind);
+}
+
 /* Lock, timedlock, clocklock: try first (an uncontended acquisition), then
  * block (a contended one), as the hooks count them. */
-static int observed_lock(pthread_mutex_t *m, uintptr_t site, const struct blocking *w)
+#define INLINE inline __attribute__((always_inline))
+
+static INLINE int observed_lock(pthread_mutex_t *m, const struct ls_lock_ops *b, uintptr_t site,
+                                const struct blocking *w)
 {
 	struct ls_stats_obj o;
 	struct ls_stats_call k;
 	/* An unsupported clock is EINVAL even when the mutex is free. */
 	if (w->abstime && w->is_clocklock && !ls_clock_supported(w->clock))
 		return EINVAL;
-	ls_mutex_stats_obj(m, &o);
+	int32_t kind = ls_mutex_kind(ls_mutex_of(m));
+	stats_obj(m, b, kind, &o);
 	ls_stats_lock_begin(&k, &o, site, false);
-	int e = mutex_trylock(m);
+	int e = try_body(m, b, kind);
 	if (e == EBUSY) {
 		ls_stats_lock_blocks(&k);
-		e = w->abstime ? timed(m, w->clock, w->abstime, w->is_clocklock) : mutex_lock(m);
+		e = w->abstime ? timed(m, w->clock, w->abstime, w->is_clocklock) : kind_lock(m, b, kind);
 	}
 	ls_stats_lock_end(&k, e);
 	return e;
 }
 
-static int observed_trylock(pthread_mutex_t *m, uintptr_t site)
+static INLINE int observed_trylock(pthread_mutex_t *m, const struct ls_lock_ops *b, uintptr_t site)
 {
 	struct ls_stats_obj o;
 	struct ls_stats_call k;
-	ls_mutex_stats_obj(m, &o);
+	int32_t kind = ls_mutex_kind(ls_mutex_of(m));
+	stats_obj(m, b, kind, &o);
 	ls_stats_lock_begin(&k, &o, site, true);
-	int e = mutex_trylock(m);
+	int e = try_body(m, b, kind);
 	ls_stats_lock_end(&k, e);
 	return e;
 }
 
-static int observed_unlock(pthread_mutex_t *m, uintptr_t site)
+static INLINE int observed_unlock(pthread_mutex_t *m, const struct ls_lock_ops *b, uintptr_t site)
 {
+	int32_t kind = ls_mutex_kind(ls_mutex_of(m));
+	if (LIKELY(!ls_stats_unlock_wanted()))
+		return unlock_body(m, b, kind);
 	struct ls_stats_obj o;
 	struct ls_stats_call k;
-	ls_mutex_stats_obj(m, &o);
+	stats_obj(m, b, kind, &o);
 	ls_stats_unlock_begin(&k, &o, site);
-	int e = mutex_unlock(m);
+	int e = unlock_body(m, b, kind);
 	ls_stats_unlock_end(&k, e);
 	return e;
 }
@@ -342,7 +369,7 @@ static SLOW int lock_slow(pthread_mutex_t *m)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (UNLIKELY(ls_observing()))
-		return observed_lock(m, CALLER(), &(struct blocking){ 0 });
+		return observed_lock(m, b, CALLER(), &(struct blocking){ 0 });
 	return kind_lock(m, b, ls_mutex_kind(ls_mutex_of(m)));
 }
 
@@ -359,7 +386,7 @@ static SLOW int trylock_slow(pthread_mutex_t *m)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (UNLIKELY(ls_observing()))
-		return observed_trylock(m, CALLER());
+		return observed_trylock(m, b, CALLER());
 	return kind_trylock(m, b, ls_mutex_kind(ls_mutex_of(m)));
 }
 
@@ -376,7 +403,7 @@ static SLOW int unlock_slow(pthread_mutex_t *m)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (UNLIKELY(ls_observing()))
-		return observed_unlock(m, CALLER());
+		return observed_unlock(m, b, CALLER());
 	return kind_unlock(m, b, ls_mutex_kind(ls_mutex_of(m)));
 }
 
@@ -396,9 +423,9 @@ static SLOW int timed_entry(pthread_mutex_t *m, clockid_t clock, const struct ti
                             bool is_clocklock)
 {
 	if (!ls_gate_get()) {
-		ls_active();
+		const struct ls_lock_ops *b = ls_active();
 		if (UNLIKELY(ls_observing()))
-			return observed_lock(m, CALLER(), &(struct blocking){ clock, abstime, is_clocklock });
+			return observed_lock(m, b, CALLER(), &(struct blocking){ clock, abstime, is_clocklock });
 	}
 	return timed(m, clock, abstime, is_clocklock);
 }

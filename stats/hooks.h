@@ -60,6 +60,12 @@ struct ls_stats_obj {
 };
 
 /* One call in progress. */
+enum {
+	LS_CALL_TRYLOCK = 1, /* a trylock: EBUSY is a failure, not contention */
+	LS_CALL_HOLD = 2,    /* a hold sample starts at t0 (or at the acquisition) */
+	LS_CALL_BLOCKED = 4, /* the first try found the mutex held */
+	LS_CALL_TIMED = 8,   /* this contended wait or condvar wait is timed */
+};
 struct ls_stats_call {
 	struct ls_stats_thread *t; /* NULL: this call is not recorded */
 	struct ls_stats_lock *asked; /* unlock: a waiter asked for our stack */
@@ -67,7 +73,7 @@ struct ls_stats_call {
 	uintptr_t site, hsite;
 	uint64_t t0;                 /* lock: hold sample start; wait: start */
 	uint32_t slot, mslot, hslot, wstack;
-	bool trylock, hold, blocked, timed;
+	unsigned flags;              /* LS_CALL_* */
 };
 
 /* Mutex lock, timedlock, clocklock, trylock:
@@ -77,8 +83,10 @@ void ls_stats_lock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, 
 void ls_stats_lock_blocks(struct ls_stats_call *k);
 void ls_stats_lock_end(struct ls_stats_call *k, int result);
 
-/* Mutex unlock: begin -> unlock -> end(result).  Both cheap unless a hold
- * sample is open in this thread or a waiter asked for a holder's stack. */
+/* Mutex unlock: wanted?  If so begin -> unlock -> end(result), else just
+ * unlock: there is work only when a hold sample is open in this thread or
+ * a waiter somewhere asked for a holder's stack. */
+bool ls_stats_unlock_wanted(void);
 void ls_stats_unlock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site);
 void ls_stats_unlock_end(struct ls_stats_call *k, int result);
 

@@ -103,7 +103,7 @@ static inline bool hold_sampled(struct ls_stats_thread *t)
 	return true;
 }
 
-static void hold_open(struct ls_stats_thread *t, void *obj, uint32_t slot, uint64_t t0)
+static __attribute__((noinline)) void hold_open(struct ls_stats_thread *t, void *obj, uint32_t slot, uint64_t t0)
 {
 	if (t->nheld == LS_STATS_HELD) { /* drop the oldest */
 		for (uint32_t i = 1; i < LS_STATS_HELD; i++)
@@ -130,7 +130,7 @@ static uint64_t hold_take(struct ls_stats_thread *t, void *obj, uint32_t *slot)
 }
 
 /* An acquisition; `stamp` != 0 opens a hold sample starting then. */
-static inline void acquired(struct ls_stats_thread *t, uint32_t slot, void *obj, uintptr_t site,
+static inline __attribute__((always_inline)) void acquired(struct ls_stats_thread *t, uint32_t slot, void *obj, uintptr_t site,
                             uint64_t stamp)
 {
 	struct ls_stats_count *c = counts(t, slot);
@@ -163,23 +163,43 @@ static inline void maybe_start_helper(uintptr_t site)
 
 /* ---- mutex lock ---- */
 
-void ls_stats_lock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site,
-                         bool trylock)
+static __attribute__((noinline)) void lock_begin_slow(struct ls_stats_call *k,
+                                                      const struct ls_stats_obj *m,
+                                                      uintptr_t site, bool trylock)
 {
 	maybe_start_helper(site);
 	struct ls_stats_thread *t = me();
-	k->t = NULL;
 	if (!t || !(k->slot = slot_of(m, site, true)))
 		return;
 	k->t = t;
+	if (hold_sampled(t)) {
+		k->flags |= LS_CALL_HOLD;
+		/* Before the first try: the clock stays outside the critical section. */
+		k->t0 = ls_stats_now();
+	}
+}
+
+/* The common case kept small (no call, so no saved registers): a thread
+ * with a block, an object with its record, no hold sample due. */
+void ls_stats_lock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site,
+                         bool trylock)
+{
+	struct ls_stats_thread *t = ls_stats_me;
+	k->t = NULL;
 	k->obj = m->addr;
 	k->site = site;
-	k->trylock = trylock;
-	k->blocked = false;
-	k->timed = false;
-	k->hold = hold_sampled(t);
-	/* Before the first try: the clock stays outside the critical section. */
-	k->t0 = k->hold ? ls_stats_now() : 0;
+	k->flags = trylock ? LS_CALL_TRYLOCK : 0;
+	uint32_t s;
+	if (LIKELY(t != NULL && !ls_stats_busy && t->hold_left > 1 && m->slot &&
+	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
+	           key_is(s = atomic_load_explicit(m->slot, memory_order_relaxed),
+	                  (uintptr_t)m->addr | m->type))) {
+		t->hold_left--;
+		k->t = t;
+		k->slot = s;
+		return;
+	}
+	lock_begin_slow(k, m, site, trylock);
 }
 
 /* 1 contended wait in N is timed; 1 timed wait in LS_STATS_STACK_FACTOR
@@ -189,13 +209,13 @@ void ls_stats_lock_blocks(struct ls_stats_call *k)
 	struct ls_stats_thread *t = k->t;
 	if (!t)
 		return;
-	k->blocked = true;
+	k->flags |= LS_CALL_BLOCKED;
 	k->wstack = 0;
 	if (LIKELY(--t->wait_left != 0))
 		return;
 	t->wait_left = ls_stats_period(t);
 	struct ls_stats_lock *r = ls_stats_rec(k->slot);
-	k->timed = true;
+	k->flags |= LS_CALL_TIMED;
 	k->hsite = atomic_load_explicit(&r->holder_site, memory_order_relaxed);
 	if (--t->stack_left == 0) {
 		t->stack_left = ls_stats_stack_period(t);
@@ -211,8 +231,9 @@ static void contended_end(struct ls_stats_call *k, int e)
 {
 	struct ls_stats_thread *t = k->t;
 	struct ls_stats_lock *r = ls_stats_rec(k->slot);
-	uint64_t t1 = (k->timed || k->hold) ? ls_stats_now() : 0;
-	if (k->timed && (got_it(e) || e == ETIMEDOUT)) {
+	bool timed = k->flags & LS_CALL_TIMED, hold = k->flags & LS_CALL_HOLD;
+	uint64_t t1 = (timed || hold) ? ls_stats_now() : 0;
+	if (timed && (got_it(e) || e == ETIMEDOUT)) {
 		/* The stack a holder published after an earlier request (the
 		 * holder unwinds after its release, so the critical section
 		 * is never widened): a sample of the holders' unlock stacks. */
@@ -221,23 +242,32 @@ static void contended_end(struct ls_stats_call *k, int e)
 		ls_stats_event_add(k->slot, k->wstack, hstack, k->site, k->hsite, t1 - k->t0);
 	}
 	if (got_it(e)) {
-		acquired(t, k->slot, k->obj, k->site, k->hold ? t1 : 0);
+		acquired(t, k->slot, k->obj, k->site, hold ? t1 : 0);
 		ls_stats_bump(&t->count[k->slot].c[LS_C_CONTENDED]);
 	} else if (e == ETIMEDOUT) {
 		atomic_fetch_add_explicit(&r->timeouts, 1, memory_order_relaxed);
 	}
 }
 
+static __attribute__((noinline)) void lock_end_slow(struct ls_stats_call *k, int e)
+{
+	if (k->flags & LS_CALL_BLOCKED)
+		contended_end(k, e);
+	else if (got_it(e))
+		acquired(k->t, k->slot, k->obj, k->site, (k->flags & LS_CALL_HOLD) ? k->t0 : 0);
+	else if (e == EBUSY && (k->flags & LS_CALL_TRYLOCK))
+		ls_stats_bump(&counts(k->t, k->slot)->c[LS_C_TRYFAIL]);
+}
+
 void ls_stats_lock_end(struct ls_stats_call *k, int e)
 {
 	if (!k->t)
 		return;
-	if (k->blocked)
-		contended_end(k, e);
-	else if (got_it(e))
-		acquired(k->t, k->slot, k->obj, k->site, k->t0);
-	else if (e == EBUSY && k->trylock)
-		ls_stats_bump(&counts(k->t, k->slot)->c[LS_C_TRYFAIL]);
+	if (LIKELY(e == 0 && !(k->flags & (LS_CALL_BLOCKED | LS_CALL_HOLD)))) { /* uncontended, no hold sample */
+		acquired(k->t, k->slot, k->obj, k->site, 0);
+		return;
+	}
+	lock_end_slow(k, e);
 }
 
 /* ---- mutex unlock ---- */
@@ -257,12 +287,18 @@ static struct ls_stats_lock *stack_requested(uint32_t slot)
 
 /* Nothing to do at unlock unless a hold sample is open in this thread or
  * a waiter somewhere asked for a holder's stack. */
+bool ls_stats_unlock_wanted(void)
+{
+	struct ls_stats_thread *t = ls_stats_me;
+	return UNLIKELY(t && !ls_stats_busy &&
+	                (t->nheld || atomic_load_explicit(&want_pending, memory_order_relaxed)));
+}
+
 void ls_stats_unlock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site)
 {
 	struct ls_stats_thread *t = ls_stats_me;
 	k->t = NULL;
-	if (LIKELY(!t || ls_stats_busy ||
-	           (!t->nheld && !atomic_load_explicit(&want_pending, memory_order_relaxed))))
+	if (!ls_stats_unlock_wanted())
 		return;
 	k->t = t;
 	k->site = site;
@@ -338,10 +374,11 @@ void ls_stats_wait_begin(struct ls_stats_call *k, const struct ls_stats_obj *c,
 	/* The wait releases the mutex: its hold sample ends here. */
 	uint32_t hslot = 0;
 	uint64_t h0 = t->nheld ? hold_take(t, m->addr, &hslot) : 0;
-	k->timed = k->slot && --t->cond_left == 0;
-	if (k->timed)
+	bool timed = k->slot && --t->cond_left == 0;
+	k->flags = timed ? LS_CALL_TIMED : 0;
+	if (timed)
 		t->cond_left = ls_stats_period(t);
-	k->t0 = (k->timed || h0) ? ls_stats_now() : 0;
+	k->t0 = (timed || h0) ? ls_stats_now() : 0;
 	if (h0)
 		ls_stats_timing_add(&ls_stats_rec(hslot)->hold, k->t0 - h0);
 }
@@ -353,13 +390,14 @@ void ls_stats_wait_end(struct ls_stats_call *k, int e)
 		return;
 	bool back = got_it(e) || e == ETIMEDOUT; /* the mutex is held again */
 	bool hold = back && k->mslot && hold_sampled(t);
-	uint64_t t1 = (k->timed || hold) ? ls_stats_now() : 0;
+	bool timed = k->flags & LS_CALL_TIMED;
+	uint64_t t1 = (timed || hold) ? ls_stats_now() : 0;
 	if (k->slot && back) {
 		struct ls_stats_count *cc = counts(t, k->slot);
 		ls_stats_bump(&cc->c[LS_C_WAIT]);
 		if (e == ETIMEDOUT)
 			ls_stats_bump(&cc->c[LS_C_TIMEOUT]);
-		if (k->timed)
+		if (timed)
 			ls_stats_timing_add(&ls_stats_rec(k->slot)->wait, t1 - k->t0);
 	}
 	if (k->mslot && back)
