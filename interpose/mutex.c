@@ -113,16 +113,6 @@ static int kind_lock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t ki
 	return acquired(x, kind, me);
 }
 
-static inline int mutex_lock(pthread_mutex_t *m)
-{
-	const struct ls_lock_ops *b = ls_active();
-	struct ls_mutex *x = ls_mutex_of(m);
-	int32_t kind = ls_mutex_kind(x);
-	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b)))
-		return b->lock(x->lock);
-	return kind_lock(m, b, kind);
-}
-
 static int kind_trylock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
 {
 	struct ls_mutex *x = ls_mutex_of(m);
@@ -135,16 +125,6 @@ static int kind_trylock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t
 	if (b->trylock(x->lock) != 0)
 		return EBUSY;
 	return acquired(x, kind, me);
-}
-
-static inline int mutex_trylock(pthread_mutex_t *m)
-{
-	const struct ls_lock_ops *b = ls_active();
-	struct ls_mutex *x = ls_mutex_of(m);
-	int32_t kind = ls_mutex_kind(x);
-	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b)))
-		return b->trylock(x->lock);
-	return kind_trylock(m, b, kind);
 }
 
 /* The deadline is only looked at when the call would block, as in glibc:
@@ -192,18 +172,6 @@ static int kind_unlock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t 
 	}
 	b->unlock(x->lock);
 	return 0;
-}
-
-static inline int mutex_unlock(pthread_mutex_t *m)
-{
-	const struct ls_lock_ops *b = ls_active();
-	struct ls_mutex *x = ls_mutex_of(m);
-	int32_t kind = ls_mutex_kind(x);
-	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b))) {
-		b->unlock(x->lock);
-		return 0;
-	}
-	return kind_unlock(m, b, kind);
 }
 
 static int mutex_destroy(pthread_mutex_t *m)
@@ -288,7 +256,8 @@ struct blocking {
 	bool is_clocklock;
 };
 
-/* The bodies, with the plain native case inline (as in mutex_trylock). */
+/* The bodies of trylock and unlock for the observed paths, with the plain
+ * native case inline. */
 static inline int try_body(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
 {
 	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b)))
