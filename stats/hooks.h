@@ -81,7 +81,13 @@ struct ls_stats_call {
 void ls_stats_lock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site,
                          bool trylock);
 void ls_stats_lock_blocks(struct ls_stats_call *k);
-void ls_stats_lock_end(struct ls_stats_call *k, int result);
+bool ls_stats_lock_end(struct ls_stats_call *k, int result); /* -> as ls_stats_locked */
+
+/* A lock (not trylock) that the shim's first try got: count it, in one
+ * call.  Returns true when this thread's next lock should use the whole
+ * protocol above instead, because its hold sample is due and must start
+ * before the try (so the clock stays outside the critical section). */
+bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site);
 
 /* Mutex unlock: wanted?  If so begin -> unlock -> end(result), else just
  * unlock: there is work only when a hold sample is open in this thread or

@@ -249,6 +249,38 @@ static void contended_end(struct ls_stats_call *k, int e)
 	}
 }
 
+/* Whether this thread's next lock should start with ls_stats_lock_begin:
+ * its hold sample is due (countdown at 1). */
+static inline bool next_hold_due(const struct ls_stats_thread *t)
+{
+	return t && t->hold_left == 1;
+}
+
+static __attribute__((noinline)) bool locked_slow(const struct ls_stats_obj *m, uintptr_t site)
+{
+	/* First use by this thread or of this object, a sample due now, or
+	 * the helper is wanted: the whole protocol, after the fact (a hold
+	 * sample due now starts here, at the acquisition). */
+	struct ls_stats_call k;
+	ls_stats_lock_begin(&k, m, site, false);
+	return ls_stats_lock_end(&k, 0);
+}
+
+bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site)
+{
+	struct ls_stats_thread *t = ls_stats_me;
+	uint32_t s;
+	if (LIKELY(t != NULL && !ls_stats_busy && t->hold_left > 1 && m->slot &&
+	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
+	           key_is(s = atomic_load_explicit(m->slot, memory_order_relaxed),
+	                  (uintptr_t)m->addr | m->type))) {
+		t->hold_left--;
+		acquired(t, s, m->addr, site, 0);
+		return t->hold_left == 1;
+	}
+	return locked_slow(m, site);
+}
+
 static __attribute__((noinline)) void lock_end_slow(struct ls_stats_call *k, int e)
 {
 	if (k->flags & LS_CALL_BLOCKED)
@@ -259,15 +291,16 @@ static __attribute__((noinline)) void lock_end_slow(struct ls_stats_call *k, int
 		ls_stats_bump(&counts(k->t, k->slot)->c[LS_C_TRYFAIL]);
 }
 
-void ls_stats_lock_end(struct ls_stats_call *k, int e)
+bool ls_stats_lock_end(struct ls_stats_call *k, int e)
 {
 	if (!k->t)
-		return;
+		return false;
 	if (LIKELY(e == 0 && !(k->flags & (LS_CALL_BLOCKED | LS_CALL_HOLD)))) { /* uncontended, no hold sample */
 		acquired(k->t, k->slot, k->obj, k->site, 0);
-		return;
+		return next_hold_due(k->t);
 	}
 	lock_end_slow(k, e);
+	return next_hold_due(k->t);
 }
 
 /* ---- mutex unlock ---- */

@@ -25,7 +25,8 @@ stats_files() {
 		timeout 600 valgrind --tool=callgrind --trace-children=yes \
 		--callgrind-out-file="$tmp/cg.%p" "$P/$prog" "$@" >"$tmp/out" 2>"$tmp/err"
 	local rc=$?
-	[ $rc -eq 0 ] || { echo "rc=$rc"; return; }
+	# A failed run is reported with its last words (the program's or valgrind's).
+	[ $rc -eq 0 ] || { echo "rc=$rc: $(tail -3 "$tmp/out" "$tmp/err" 2>/dev/null | tr '\n' ' ' | cut -c1-400)"; return; }
 	# fl= (file), fi=/fe= (inlined file), cfl=/cfi= (called): the files that ran.
 	cat "$tmp"/cg.* | grep -E '^c?f[lie]=\([0-9]+\) ' | sed -E 's/^c?f.=\([0-9]+\) //' |
 		grep -E '(^|/)stats/' | sort -u | tr '\n' ' '
