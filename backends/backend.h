@@ -15,6 +15,16 @@
  *        (tv_nsec in range; tv_sec may be negative = already expired).
  *   unlock(s)                    called by the holder only
  *   is_locked(s)                 racy snapshot, for destroy's EBUSY
+ *   lock_plain(s), unlock_plain(s)   optional (NULL = none): the same
+ *        transitions with plain loads and stores, for a process with one
+ *        thread.  They leave exactly the state lock() and unlock() would,
+ *        or return false and change nothing (the caller then uses the
+ *        atomic verb): a lock taken plainly must be held for the atomic
+ *        verbs once a second thread exists.
+ *   single                optional: the same lock as a table whose lock,
+ *        trylock and unlock use the plain verbs while the process has one
+ *        thread (core/single.h) and the atomic ones otherwise; what the
+ *        interposer's fast path calls during the single-threaded phase.
  *
  * A wrapper backend (the capacitor) holds an inner lock in the upper part of
  * its state; compose(inner) is called once at selection, before any lock
@@ -31,6 +41,7 @@
 #include <time.h>
 
 #include "../core/lockable.h"
+#include "../core/single.h"
 
 #define LS_LOCK_STATE_BYTES 16
 
@@ -43,6 +54,9 @@ struct ls_lock_ops {
 	int (*timedlock)(void *s, clockid_t clock, const struct timespec *abstime);
 	void (*unlock)(void *s);
 	bool (*is_locked)(void *s);
+	bool (*lock_plain)(void *s);
+	bool (*unlock_plain)(void *s);
+	const struct ls_lock_ops *single;
 	/* Wrappers only.  The inner lock's state must fit in what the wrapper
 	 * leaves free (checked generically: state_size + inner->state_size <=
 	 * LS_LOCK_STATE_BYTES).  compose() binds the inner lock; it is called
@@ -52,9 +66,45 @@ struct ls_lock_ops {
 };
 
 /*
+ * LS_SINGLE_TABLE(id, ABOUT) defines `id##_single`, the `single` table of
+ * backend id, from its functions id##_lock, _trylock, _unlock, _lock_plain,
+ * _unlock_plain: while the process has one thread the plain verbs, else
+ * (or when they decline) the atomic ones, after telling core/single.h.
+ */
+#define LS_SINGLE_TABLE(id, ABOUT)                                                     \
+	static int id##_lock_single(void *s)                                            \
+	{                                                                                 \
+		if (__builtin_expect(ls_single_threaded(), 1) && id##_lock_plain(s))      \
+			return 0;                                                         \
+		ls_single_over();                                                         \
+		return id##_lock(s);                                                      \
+	}                                                                                 \
+	static int id##_trylock_single(void *s)                                         \
+	{                                                                                 \
+		if (__builtin_expect(ls_single_threaded(), 1) && id##_lock_plain(s))      \
+			return 0;                                                         \
+		ls_single_over();                                                         \
+		return id##_trylock(s);                                                   \
+	}                                                                                 \
+	static void id##_unlock_single(void *s)                                         \
+	{                                                                                 \
+		if (__builtin_expect(ls_single_threaded(), 1) && id##_unlock_plain(s))    \
+			return;                                                           \
+		ls_single_over();                                                         \
+		id##_unlock(s);                                                           \
+	}                                                                                 \
+	static const struct ls_lock_ops id##_single = {                                 \
+		.name = #id,                                                              \
+		.about = ABOUT,                                                           \
+		.lock = id##_lock_single,                                               \
+		.trylock = id##_trylock_single,                                         \
+		.unlock = id##_unlock_single,                                           \
+	}
+
+/*
  * LS_BACKEND_FROM_CORE(id, algo, ABOUT) defines `ls_backend_<id>`, listed
  * as "id", for a core/ lock whose verbs are ls_<algo>_{lock,trylock,
- * timedlock,unlock,is_locked} on `struct ls_<algo>`: the ops take `void *`
+ * timedlock,unlock,is_locked,lock_plain,unlock_plain} on `struct ls_<algo>`: the ops take `void *`
  * state, so each verb gets a one-line adapter.  Wrappers and delegation
  * backends, whose ops do more than forward, are written out by hand.
  */
@@ -68,6 +118,9 @@ struct ls_lock_ops {
 	}                                                                                 \
 	static void id##_unlock(void *s) { ls_##algo##_unlock(s); }                     \
 	static bool id##_is_locked(void *s) { return ls_##algo##_is_locked(s); }        \
+	static bool id##_lock_plain(void *s) { return ls_##algo##_lock_plain(s); }      \
+	static bool id##_unlock_plain(void *s) { return ls_##algo##_unlock_plain(s); }  \
+	LS_SINGLE_TABLE(id, ABOUT);                                                      \
 	const struct ls_lock_ops ls_backend_##id = {                                    \
 		.name = #id,                                                              \
 		.about = ABOUT,                                                           \
@@ -77,6 +130,9 @@ struct ls_lock_ops {
 		.timedlock = id##_timedlock,                                            \
 		.unlock = id##_unlock,                                                  \
 		.is_locked = id##_is_locked,                                            \
+		.lock_plain = id##_lock_plain,                                          \
+		.unlock_plain = id##_unlock_plain,                                      \
+		.single = &id##_single,                                                 \
 	}
 
 /* A wrapper's view of its inner backend (core/lockable.h).  Copied once,

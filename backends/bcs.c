@@ -14,6 +14,9 @@ static int bcs_timedlock(void *s, clockid_t c, const struct timespec *t)
 }
 static void bcs_unlock(void *s) { ls_bcslock_unlock(s); }
 static bool bcs_is_locked(void *s) { return ls_bcslock_is_locked(s); }
+static bool bcs_lock_plain(void *s) { return ls_bcslock_lock_plain(s); }
+static bool bcs_unlock_plain(void *s) { return ls_bcslock_unlock_plain(s); }
+LS_SINGLE_TABLE(bcs, "bcs");
 
 static int bcs_wf_lock(void *s) { return ls_bcslock_wf_lock(s); }
 static int bcs_wf_timedlock(void *s, clockid_t c, const struct timespec *t)
@@ -21,6 +24,10 @@ static int bcs_wf_timedlock(void *s, clockid_t c, const struct timespec *t)
 	return ls_bcslock_wf_timedlock(s, c, t);
 }
 static void bcs_wf_unlock(void *s) { ls_bcslock_wf_unlock(s); }
+#define bcs_wf_trylock bcs_trylock
+#define bcs_wf_lock_plain bcs_lock_plain
+#define bcs_wf_unlock_plain bcs_unlock_plain
+LS_SINGLE_TABLE(bcs_wf, "bcs-wf");
 
 const struct ls_lock_ops ls_backend_bcs = {
 	.name = "bcs",
@@ -31,6 +38,9 @@ const struct ls_lock_ops ls_backend_bcs = {
 	.timedlock = bcs_timedlock,
 	.unlock = bcs_unlock,
 	.is_locked = bcs_is_locked,
+	.lock_plain = bcs_lock_plain,
+	.unlock_plain = bcs_unlock_plain,
+	.single = &bcs_single,
 };
 
 const struct ls_lock_ops ls_backend_bcs_wf = {
@@ -42,4 +52,7 @@ const struct ls_lock_ops ls_backend_bcs_wf = {
 	.timedlock = bcs_wf_timedlock,
 	.unlock = bcs_wf_unlock,
 	.is_locked = bcs_is_locked,
+	.lock_plain = bcs_lock_plain,
+	.unlock_plain = bcs_unlock_plain,
+	.single = &bcs_wf_single,
 };

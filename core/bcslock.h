@@ -227,4 +227,24 @@ static inline void ls_bcslock_wf_unlock(struct ls_bcslock *l)
 		ls_bcslock_unlock_slow(l, true);
 }
 
+/* Single-threaded verbs (backends/backend.h, interpose/gate.h): the fast
+ * path's transitions with a plain load and store, valid only while no other
+ * thread exists (relaxed: nobody else can look); false = declined, nothing
+ * changed, use the atomic verb. */
+static inline bool ls_bcslock_lock_plain(struct ls_bcslock *l)
+{
+	if (atomic_load_explicit(&l->word, memory_order_relaxed) != 0)
+		return false;
+	atomic_store_explicit(&l->word, (uint32_t)LS_BCSL_LOCKED, memory_order_relaxed);
+	return true;
+}
+
+static inline bool ls_bcslock_unlock_plain(struct ls_bcslock *l)
+{
+	if (atomic_load_explicit(&l->word, memory_order_relaxed) != LS_BCSL_LOCKED)
+		return false; /* waiters (or a fork's leftovers): the atomic verb wakes them */
+	atomic_store_explicit(&l->word, (uint32_t)0, memory_order_relaxed);
+	return true;
+}
+
 #endif

@@ -82,4 +82,24 @@ static inline bool ls_futexlock_is_locked(struct ls_futexlock *l)
 	       LS_FUTEX_UNLOCKED;
 }
 
+/* Single-threaded verbs (backends/backend.h, interpose/gate.h): the fast
+ * path's transitions with a plain load and store, valid only while no other
+ * thread exists (relaxed: nobody else can look); false = declined, nothing
+ * changed, use the atomic verb. */
+static inline bool ls_futexlock_lock_plain(struct ls_futexlock *l)
+{
+	if (atomic_load_explicit(&l->word, memory_order_relaxed) != LS_FUTEX_UNLOCKED)
+		return false;
+	atomic_store_explicit(&l->word, (uint32_t)LS_FUTEX_LOCKED, memory_order_relaxed);
+	return true;
+}
+
+static inline bool ls_futexlock_unlock_plain(struct ls_futexlock *l)
+{
+	if (atomic_load_explicit(&l->word, memory_order_relaxed) != LS_FUTEX_LOCKED)
+		return false; /* waiters (or a fork's leftovers): the atomic verb wakes them */
+	atomic_store_explicit(&l->word, (uint32_t)LS_FUTEX_UNLOCKED, memory_order_relaxed);
+	return true;
+}
+
 #endif

@@ -150,4 +150,24 @@ static inline bool ls_queued_is_locked(struct ls_queued *l)
 	return atomic_load_explicit(&l->word, memory_order_relaxed) & LS_QUEUED_LOCKED;
 }
 
+/* Single-threaded verbs (backends/backend.h, interpose/gate.h): the fast
+ * path's transitions with a plain load and store, valid only while no other
+ * thread exists (relaxed: nobody else can look); false = declined, nothing
+ * changed, use the atomic verb. */
+static inline bool ls_queued_lock_plain(struct ls_queued *l)
+{
+	if (atomic_load_explicit(&l->word, memory_order_relaxed) != 0)
+		return false;
+	atomic_store_explicit(&l->word, (uint64_t)LS_QUEUED_LOCKED, memory_order_relaxed);
+	return true;
+}
+
+static inline bool ls_queued_unlock_plain(struct ls_queued *l)
+{
+	if (atomic_load_explicit(&l->word, memory_order_relaxed) != LS_QUEUED_LOCKED)
+		return false; /* waiters (or a fork's leftovers): the atomic verb wakes them */
+	atomic_store_explicit(&l->word, (uint64_t)0, memory_order_relaxed);
+	return true;
+}
+
 #endif

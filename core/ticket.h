@@ -140,4 +140,27 @@ static inline bool ls_ticket_is_locked(struct ls_ticket *l)
 	return ls_ticket_next(w) != ls_ticket_grant(w);
 }
 
+/* Single-threaded verbs (backends/backend.h, interpose/gate.h): the fast
+ * path's transitions with a plain load and store, valid only while no other
+ * thread exists (relaxed: nobody else can look); false = declined, nothing
+ * changed, use the atomic verb. */
+static inline bool ls_ticket_lock_plain(struct ls_ticket *l)
+{
+	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	if (ls_ticket_epoch_of(w) != ls_ticket_epoch_now() || ls_ticket_next(w) != ls_ticket_grant(w))
+		return false;
+	atomic_store_explicit(&l->word, w + LS_TICKET_NEXT_ONE, memory_order_relaxed);
+	return true;
+}
+
+static inline bool ls_ticket_unlock_plain(struct ls_ticket *l)
+{
+	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	if (ls_ticket_next(w) != (uint16_t)(ls_ticket_grant(w) + 1) || (w & LS_TICKET_ABANDON_MASK))
+		return false;
+	uint64_t bump = (w & ~LS_TICKET_GRANT_MASK) | ((w + 1) & LS_TICKET_GRANT_MASK);
+	atomic_store_explicit(&l->word, bump, memory_order_relaxed);
+	return true;
+}
+
 #endif

@@ -107,4 +107,24 @@ static inline bool ls_tts_is_locked(struct ls_tts *l)
 	return atomic_load_explicit(&l->word, memory_order_relaxed) & LS_TTS_LOCKED;
 }
 
+/* Single-threaded verbs (backends/backend.h, interpose/gate.h): the fast
+ * path's transitions with a plain load and store, valid only while no other
+ * thread exists (relaxed: nobody else can look); false = declined, nothing
+ * changed, use the atomic verb. */
+static inline bool ls_tts_lock_plain(struct ls_tts *l)
+{
+	if (atomic_load_explicit(&l->word, memory_order_relaxed) != 0)
+		return false;
+	atomic_store_explicit(&l->word, (uint32_t)LS_TTS_LOCKED, memory_order_relaxed);
+	return true;
+}
+
+static inline bool ls_tts_unlock_plain(struct ls_tts *l)
+{
+	if (atomic_load_explicit(&l->word, memory_order_relaxed) != LS_TTS_LOCKED)
+		return false; /* waiters (or a fork's leftovers): the atomic verb wakes them */
+	atomic_store_explicit(&l->word, (uint32_t)0, memory_order_relaxed);
+	return true;
+}
+
 #endif

@@ -8,6 +8,12 @@
  * process-shared, possibly in another process, is recognised and served by
  * glibc for its whole life.  All-zero = PTHREAD_COND_INITIALIZER.
  *
+ * As for the mutex, an open gate (gate.h) on a native backend means
+ * statistics are off and lockswap's condvar serves: the entry point
+ * serves signal and broadcast straight away; behind a
+ * closed gate the slow path serves it, with the statistics hooks around
+ * it when they are on.
+ *
  * Waits are cancellation points, as in glibc: the thread sleeps in
  * asynchronous-cancel mode around the raw futex call only, and the cleanup
  * handler leaves the queue (handing on a wake-up it had consumed) and
@@ -21,10 +27,16 @@
 #include "../core/futex.h"
 #include "../core/timespec.h"
 #include "export.h"
+#include "gate.h"
 #include "init.h"
 #include "mutex.h"
 #include "real.h"
-#include "stats.h"
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* See mutex.c: valid in the tail-called slow paths only. */
+#define CALLER() ((uintptr_t)__builtin_return_address(0))
+#define SLOW __attribute__((noinline))
 
 #define COND_PSHARED 1u
 #define COND_MONOTONIC 2u
@@ -51,6 +63,33 @@ static inline struct ls_condvar *cv_of(pthread_cond_t *c)
 	return (struct ls_condvar *)(void *)c;
 }
 
+/* ---- statistics (only behind a closed gate) ---- */
+
+static inline bool observing(void)
+{
+	return !ls_gate_get() && ls_observing();
+}
+
+static void stats_obj(pthread_cond_t *c, struct ls_stats_obj *o)
+{
+	*o = (struct ls_stats_obj){
+		.addr = c,
+		/* glibc's condvars are all glibc's bytes: found by address. */
+		.slot = served_by_glibc(ls_active(), c) ? NULL : &cv_of(c)->stats,
+		.kind = (int32_t)cond_flags(c),
+		.type = LS_REC_COND,
+		.glibc = served_by_glibc(ls_active(), c),
+	};
+}
+
+static void forget(pthread_cond_t *c)
+{
+	struct ls_stats_obj o;
+	stats_obj(c, &o);
+	o.slot = &cv_of(c)->stats; /* checked against the record's key */
+	ls_stats_forget(&o);
+}
+
 LS_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
 {
 	const struct ls_lock_ops *b = ls_active();
@@ -60,8 +99,8 @@ LS_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *att
 		pthread_condattr_getpshared(attr, &pshared);
 		pthread_condattr_getclock(attr, &clock);
 	}
-	if (LS_STATS_ON())
-		ls_stats_cond_forget(c);
+	if (UNLIKELY(observing()))
+		forget(c);
 	if (ls_backend_is_passthrough(b) || pshared == PTHREAD_PROCESS_SHARED)
 		return ls_real.cond_init ? ls_real.cond_init(c, attr) : EINVAL;
 	memset(c, 0, sizeof *c);
@@ -83,12 +122,12 @@ static int cond_destroy(pthread_cond_t *c)
 LS_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 {
 	int r = cond_destroy(c);
-	if (LS_STATS_ON() && r == 0)
-		ls_stats_cond_forget(c);
+	if (UNLIKELY(observing()) && r == 0)
+		forget(c);
 	return r;
 }
 
-int ls_cond_signal_direct(pthread_cond_t *c)
+static int cond_signal(pthread_cond_t *c)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
@@ -97,14 +136,7 @@ int ls_cond_signal_direct(pthread_cond_t *c)
 	return 0;
 }
 
-LS_EXPORT int pthread_cond_signal(pthread_cond_t *c)
-{
-	if (LS_STATS_ON())
-		return ls_stats_cond_signal(c, 0);
-	return ls_cond_signal_direct(c);
-}
-
-int ls_cond_broadcast_direct(pthread_cond_t *c)
+static int cond_broadcast(pthread_cond_t *c)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
@@ -113,11 +145,33 @@ int ls_cond_broadcast_direct(pthread_cond_t *c)
 	return 0;
 }
 
+static SLOW int signal_slow(pthread_cond_t *c, bool broadcast)
+{
+	ls_active();
+	if (UNLIKELY(ls_observing())) {
+		struct ls_stats_obj o;
+		stats_obj(c, &o);
+		ls_stats_cond_signal(&o, CALLER(), broadcast);
+	}
+	return broadcast ? cond_broadcast(c) : cond_signal(c);
+}
+
+LS_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+{
+	if (LIKELY(ls_gate_native(ls_gate_get())) && !(cond_flags(c) & COND_PSHARED)) {
+		ls_condvar_signal(cv_of(c));
+		return 0;
+	}
+	return signal_slow(c, false);
+}
+
 LS_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
-	if (LS_STATS_ON())
-		return ls_stats_cond_signal(c, 1);
-	return ls_cond_broadcast_direct(c);
+	if (LIKELY(ls_gate_native(ls_gate_get())) && !(cond_flags(c) & COND_PSHARED)) {
+		ls_condvar_broadcast(cv_of(c));
+		return 0;
+	}
+	return signal_slow(c, true);
 }
 
 /* Sleep with asynchronous cancellation enabled around the syscall only:
@@ -180,7 +234,7 @@ static int pshared_with_native_mutex(void)
 	return EINVAL;
 }
 
-int ls_cond_wait_direct(pthread_cond_t *c, pthread_mutex_t *m)
+static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
@@ -188,14 +242,7 @@ int ls_cond_wait_direct(pthread_cond_t *c, pthread_mutex_t *m)
 	return wait_common(c, m, CLOCK_REALTIME, NULL);
 }
 
-LS_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
-{
-	if (LS_STATS_ON())
-		return ls_stats_cond_wait(c, m, LS_COND_WAIT, CLOCK_REALTIME, NULL);
-	return ls_cond_wait_direct(c, m);
-}
-
-int ls_cond_timedwait_direct(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
+static int cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
@@ -207,16 +254,8 @@ int ls_cond_timedwait_direct(pthread_cond_t *c, pthread_mutex_t *m, const struct
 	return wait_common(c, m, clock, abstime);
 }
 
-LS_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
-                                     const struct timespec *abstime)
-{
-	if (LS_STATS_ON())
-		return ls_stats_cond_wait(c, m, LS_COND_TIMEDWAIT, CLOCK_REALTIME, abstime);
-	return ls_cond_timedwait_direct(c, m, abstime);
-}
-
-int ls_cond_clockwait_direct(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
-                             const struct timespec *abstime)
+static int cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
+                          const struct timespec *abstime)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
@@ -227,10 +266,50 @@ int ls_cond_clockwait_direct(pthread_cond_t *c, pthread_mutex_t *m, clockid_t cl
 	return wait_common(c, m, clock, abstime);
 }
 
+/* ---- waits ---- */
+
+enum wait_call { WAIT, TIMEDWAIT, CLOCKWAIT };
+
+static int wait_body(pthread_cond_t *c, pthread_mutex_t *m, enum wait_call call, clockid_t clock,
+                     const struct timespec *abstime)
+{
+	switch (call) {
+	case TIMEDWAIT: return cond_timedwait(c, m, abstime);
+	case CLOCKWAIT: return cond_clockwait(c, m, clock, abstime);
+	default: return cond_wait(c, m);
+	}
+}
+
+/* A wait is a slow call: no fast path to keep small. */
+static SLOW int wait_entry(pthread_cond_t *c, pthread_mutex_t *m, enum wait_call call,
+                           clockid_t clock, const struct timespec *abstime)
+{
+	if (LIKELY(ls_gate_get() != NULL) || (ls_active(), !ls_observing()))
+		return wait_body(c, m, call, clock, abstime);
+	uintptr_t site = CALLER();
+	struct ls_stats_obj co, mo;
+	struct ls_stats_call k;
+	stats_obj(c, &co);
+	ls_mutex_stats_obj(m, &mo);
+	ls_stats_wait_begin(&k, &co, &mo, site);
+	int e = wait_body(c, m, call, clock, abstime);
+	ls_stats_wait_end(&k, e);
+	return e;
+}
+
+LS_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+	return wait_entry(c, m, WAIT, CLOCK_REALTIME, NULL);
+}
+
+LS_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+                                     const struct timespec *abstime)
+{
+	return wait_entry(c, m, TIMEDWAIT, CLOCK_REALTIME, abstime);
+}
+
 LS_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
                                      const struct timespec *abstime)
 {
-	if (LS_STATS_ON())
-		return ls_stats_cond_wait(c, m, LS_COND_CLOCKWAIT, clock, abstime);
-	return ls_cond_clockwait_direct(c, m, clock, abstime);
+	return wait_entry(c, m, CLOCKWAIT, clock, abstime);
 }

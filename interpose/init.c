@@ -8,9 +8,9 @@
 #include "../core/thread.h"
 #include "cancel.h"
 #include "options.h"
+#include "gate.h"
 #include "real.h"
 #include "rwlock.h"
-#include "stats.h"
 #include "version.h"
 
 const struct ls_lock_ops *_Atomic ls_active_backend;
@@ -37,7 +37,8 @@ static _Atomic int record_key_state; /* 0 none, 1 creating, 2 ready */
 
 static void record_destructor(void *rec)
 {
-	ls_stats_thread_exit(rec);
+	if (ls_observing())
+		ls_stats_thread_exit(rec);
 	ls_thread_release(rec);
 }
 
@@ -78,6 +79,32 @@ static void probe_cond_flags(void)
 		ls_real.cond_destroy(&scratch.c);
 	}
 	pthread_condattr_destroy(&a);
+}
+
+/* The statistics' configuration, as text (stats/hooks.h).  The strings
+ * are the option table's, which outlive every use. */
+static struct ls_stats_settings stats_settings;
+
+static const char *option_text(const char *name)
+{
+	const struct ls_option *o = ls_option_find(name);
+	return o ? ls_option_value(o) : "";
+}
+
+static void configure_stats(void)
+{
+	if (!ls_observing())
+		return;
+	stats_settings = (struct ls_stats_settings){
+		.mode = atomic_load_explicit(&ls_opt_stats, memory_order_relaxed),
+		.top = atomic_load_explicit(&ls_opt_stats_top, memory_order_relaxed),
+		.sample = atomic_load_explicit(&ls_opt_stats_sample, memory_order_relaxed),
+		.backend = ls_active_name,
+		.file = option_text("STATS_FILE"),
+		.folded = option_text("STATS_FOLDED"),
+		.signal = option_text("STATS_SIGNAL"),
+	};
+	ls_stats_configure(&stats_settings);
 }
 
 static _Atomic int reported;
@@ -137,17 +164,25 @@ const struct ls_lock_ops *ls_init(void)
 	 * release below publishes it. */
 	snprintf(ls_active_name, sizeof ls_active_name, "%s",
 	         b == &ls_backend_glibc ? "glibc" : ls_option_value(ls_option_find("BACKEND")));
+	configure_stats();
 	const struct ls_lock_ops *expected = NULL;
 	if (!atomic_compare_exchange_strong_explicit(&ls_active_backend, &expected, b,
 	                                             memory_order_acq_rel, memory_order_acquire))
-		b = expected; /* another thread finished first: same answer */
+		return expected; /* another thread finished first: same answer */
+	/* The statistics mode is chosen here, once: with it on the gate
+	 * stays closed and every call takes its slow path; otherwise plain
+	 * mutexes go straight to the backend (or to glibc). */
+	if (!ls_observing())
+		ls_gate_open(b);
 	return b;
 }
 
 static void atfork_child(void)
 {
 	ls_thread_after_fork();
-	ls_stats_after_fork();
+	ls_gate_after_fork();
+	if (ls_observing())
+		ls_stats_after_fork();
 }
 
 __attribute__((constructor)) static void ls_constructor(void)
@@ -156,5 +191,12 @@ __attribute__((constructor)) static void ls_constructor(void)
 	/* Registered here, not in ls_init: __register_atfork may allocate, and
 	 * ls_init can run inside a preloaded allocator's own start-up. */
 	pthread_atfork(NULL, NULL, atfork_child);
-	ls_stats_constructor();
+	if (ls_observing())
+		ls_stats_constructor();
+}
+
+__attribute__((destructor)) static void ls_destructor(void)
+{
+	if (ls_observing())
+		ls_stats_exit();
 }

@@ -13,9 +13,11 @@
 #define LS_INTERPOSE_INIT_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../backends/backend.h"
+#include "../stats/hooks.h"
 
 extern const struct ls_lock_ops *_Atomic ls_active_backend;
 
@@ -32,6 +34,15 @@ static inline const struct ls_lock_ops *ls_active(void)
 	const struct ls_lock_ops *b =
 	        atomic_load_explicit(&ls_active_backend, memory_order_acquire);
 	return __builtin_expect(b != NULL, 1) ? b : ls_init();
+}
+
+/* Statistics on (LOCKSWAP_STATS, read once by ls_init): the entry points'
+ * slow paths call the hooks.  Read only behind a closed gate (gate.h),
+ * after ls_active(). */
+extern _Atomic unsigned ls_opt_stats;
+static inline bool ls_observing(void)
+{
+	return atomic_load_explicit(&ls_opt_stats, memory_order_relaxed) != LS_STATS_OFF;
 }
 
 /* Byte offset of glibc's condvar flags word (bit 0 pshared, bit 1 clock):

@@ -1,9 +1,11 @@
 /*
  * mutex.c - the exported pthread_mutex_* functions.
  *
- * The fast path (a normal or adaptive mutex on a native backend) is one
- * load of the active backend, one load of __kind and the backend's lock.
- * Everything else goes through kind_*(): recursion and ownership for
+ * The fast path (a normal or adaptive mutex, gate open) is one load of the
+ * gate (gate.h), one load of __kind and a jump to the gate's lock.  The
+ * slow path (gate closed, or another kind) serves every case: with
+ * statistics on it calls the hooks (stats/hooks.h) around the same bodies.
+ * The bodies go through kind_*(): recursion and ownership for
  * recursive/errorcheck mutexes, pass-through to glibc for robust, PI, PP,
  * process-shared and destroyed objects (and for every object under the
  * "glibc" backend).  Error codes follow glibc 2.36 as measured
@@ -16,13 +18,20 @@
 #include "../core/thread.h"
 #include "../core/timespec.h"
 #include "export.h"
+#include "gate.h"
 #include "init.h"
 #include "mutex.h"
 #include "mutex_layout.h"
 #include "real.h"
-#include "stats.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The return address into the program.  Only meaningful in a function
+ * that the exported one reached by a sibling call (a jump): the slow
+ * paths below, which are noinline and tail-called. */
+#define CALLER() ((uintptr_t)__builtin_return_address(0))
+#define SLOW __attribute__((noinline))
 
 static inline bool served_by_glibc(const struct ls_lock_ops *b, int32_t kind)
 {
@@ -106,28 +115,6 @@ static int kind_lock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t ki
 	return acquired(x, kind, me);
 }
 
-static inline int mutex_lock(pthread_mutex_t *m)
-{
-	const struct ls_lock_ops *b = ls_active();
-	struct ls_mutex *x = ls_mutex_of(m);
-	int32_t kind = ls_mutex_kind(x);
-	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b)))
-		return b->lock(x->lock);
-	return kind_lock(m, b, kind);
-}
-
-int ls_mutex_lock_direct(pthread_mutex_t *m)
-{
-	return mutex_lock(m);
-}
-
-LS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
-{
-	if (LS_STATS_ON())
-		return ls_stats_mutex_lock(m);
-	return mutex_lock(m);
-}
-
 static int kind_trylock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
 {
 	struct ls_mutex *x = ls_mutex_of(m);
@@ -140,28 +127,6 @@ static int kind_trylock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t
 	if (b->trylock(x->lock) != 0)
 		return EBUSY;
 	return acquired(x, kind, me);
-}
-
-static inline int mutex_trylock(pthread_mutex_t *m)
-{
-	const struct ls_lock_ops *b = ls_active();
-	struct ls_mutex *x = ls_mutex_of(m);
-	int32_t kind = ls_mutex_kind(x);
-	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b)))
-		return b->trylock(x->lock);
-	return kind_trylock(m, b, kind);
-}
-
-int ls_mutex_trylock_direct(pthread_mutex_t *m)
-{
-	return mutex_trylock(m);
-}
-
-LS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
-{
-	if (LS_STATS_ON())
-		return ls_stats_mutex_trylock(m);
-	return mutex_trylock(m);
 }
 
 /* The deadline is only looked at when the call would block, as in glibc:
@@ -192,27 +157,6 @@ static int timed(pthread_mutex_t *m, clockid_t clock, const struct timespec *abs
 	return acquired(x, kind, me);
 }
 
-int ls_mutex_timed_direct(pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime,
-                          int is_clocklock)
-{
-	return timed(m, clock, abstime, is_clocklock);
-}
-
-LS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
-{
-	if (LS_STATS_ON())
-		return ls_stats_mutex_timed(m, CLOCK_REALTIME, abstime, false);
-	return timed(m, CLOCK_REALTIME, abstime, false);
-}
-
-LS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
-                                      const struct timespec *abstime)
-{
-	if (LS_STATS_ON())
-		return ls_stats_mutex_timed(m, clock, abstime, true);
-	return timed(m, clock, abstime, true);
-}
-
 static int kind_unlock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
 {
 	struct ls_mutex *x = ls_mutex_of(m);
@@ -232,40 +176,6 @@ static int kind_unlock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t 
 	return 0;
 }
 
-static inline int mutex_unlock(pthread_mutex_t *m)
-{
-	const struct ls_lock_ops *b = ls_active();
-	struct ls_mutex *x = ls_mutex_of(m);
-	int32_t kind = ls_mutex_kind(x);
-	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b))) {
-		b->unlock(x->lock);
-		return 0;
-	}
-	return kind_unlock(m, b, kind);
-}
-
-int ls_mutex_unlock_direct(pthread_mutex_t *m)
-{
-	return mutex_unlock(m);
-}
-
-LS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
-{
-	if (LS_STATS_ON())
-		return ls_stats_mutex_unlock(m);
-	return mutex_unlock(m);
-}
-
-LS_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
-{
-	/* glibc validates the attributes, zeroes the object (= unlocked for
-	 * every backend) and writes __kind, which decides who serves it. */
-	ls_active();
-	if (LS_STATS_ON())
-		ls_stats_mutex_forget(m);
-	return ls_real_mutex_init(m, attr);
-}
-
 static int mutex_destroy(pthread_mutex_t *m)
 {
 	const struct ls_lock_ops *b = ls_active();
@@ -279,14 +189,6 @@ static int mutex_destroy(pthread_mutex_t *m)
 	 * glibc, which answers EINVAL, until it is initialised again. */
 	atomic_store_explicit(&x->kind, -1, memory_order_relaxed);
 	return 0;
-}
-
-LS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
-{
-	int r = mutex_destroy(m);
-	if (LS_STATS_ON() && r == 0)
-		ls_stats_mutex_forget(m);
-	return r;
 }
 
 bool ls_mutex_is_native(pthread_mutex_t *m)
@@ -329,4 +231,238 @@ int ls_mutex_reacquire_after_wait(pthread_mutex_t *m, const struct ls_mutex_save
 		x->count = s->count;
 	}
 	return 0;
+}
+
+/* ---- statistics on: the same bodies, with the hooks around them ---- */
+
+static inline void stats_obj(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind,
+                             struct ls_stats_obj *o)
+{
+	/* Bytes 28..31 are free for every kind glibc does not keep (glibc
+	 * uses bytes 24..39 only for robust mutexes). */
+	o->addr = m;
+	o->slot = (kind & LS_KIND_GLIBC_ONLY) ? NULL : &ls_mutex_of(m)->stats;
+	o->kind = kind;
+	o->type = LS_REC_MUTEX;
+	o->glibc = served_by_glibc(b, kind);
+}
+
+void ls_mutex_stats_obj(pthread_mutex_t *m, struct ls_stats_obj *o)
+{
+	stats_obj(m, ls_active(), ls_mutex_kind(ls_mutex_of(m)), o);
+}
+
+struct blocking {
+	clockid_t clock;
+	const struct timespec *abstime; /* NULL: plain lock */
+	bool is_clocklock;
+};
+
+/* The bodies of trylock and unlock for the observed paths, with the plain
+ * native case inline. */
+static inline int try_body(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
+{
+	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b)))
+		return b->trylock(ls_mutex_of(m)->lock);
+	return kind_trylock(m, b, kind);
+}
+
+static inline int unlock_body(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
+{
+	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b))) {
+		b->unlock(ls_mutex_of(m)->lock);
+		return 0;
+	}
+	return kind_unlock(m, b, kind);
+}
+
+/* Set when the statistics asked for the whole protocol (a hold sample
+ * that starts before the try) on this thread's next lock. */
+static __thread bool hold_due;
+
+/* Lock, timedlock, clocklock: try first (an uncontended acquisition), then
+ * block (a contended one), as the hooks count them. */
+#define INLINE inline __attribute__((always_inline))
+
+static INLINE int observed_lock(pthread_mutex_t *m, const struct ls_lock_ops *b, uintptr_t site,
+                                const struct blocking *w)
+{
+	struct ls_stats_obj o;
+	struct ls_stats_call k;
+	/* An unsupported clock is EINVAL even when the mutex is free. */
+	if (w->abstime && w->is_clocklock && !ls_clock_supported(w->clock))
+		return EINVAL;
+	int32_t kind = ls_mutex_kind(ls_mutex_of(m));
+	stats_obj(m, b, kind, &o);
+	ls_stats_lock_begin(&k, &o, site, false);
+	int e = try_body(m, b, kind);
+	if (e == EBUSY) {
+		ls_stats_lock_blocks(&k);
+		e = w->abstime ? timed(m, w->clock, w->abstime, w->is_clocklock) : kind_lock(m, b, kind);
+	}
+	hold_due = ls_stats_lock_end(&k, e);
+	return e;
+}
+
+static INLINE int observed_trylock(pthread_mutex_t *m, const struct ls_lock_ops *b, uintptr_t site)
+{
+	struct ls_stats_obj o;
+	struct ls_stats_call k;
+	int32_t kind = ls_mutex_kind(ls_mutex_of(m));
+	stats_obj(m, b, kind, &o);
+	ls_stats_lock_begin(&k, &o, site, true);
+	int e = try_body(m, b, kind);
+	hold_due = ls_stats_lock_end(&k, e);
+	return e;
+}
+
+static INLINE int observed_unlock(pthread_mutex_t *m, const struct ls_lock_ops *b, uintptr_t site)
+{
+	int32_t kind = ls_mutex_kind(ls_mutex_of(m));
+	if (LIKELY(!ls_stats_unlock_wanted()))
+		return unlock_body(m, b, kind);
+	struct ls_stats_obj o;
+	struct ls_stats_call k;
+	stats_obj(m, b, kind, &o);
+	ls_stats_unlock_begin(&k, &o, site);
+	int e = unlock_body(m, b, kind);
+	ls_stats_unlock_end(&k, e);
+	return e;
+}
+
+static void forget(pthread_mutex_t *m)
+{
+	struct ls_stats_obj o;
+	ls_mutex_stats_obj(m, &o);
+	o.slot = &ls_mutex_of(m)->stats; /* checked against the record's key */
+	ls_stats_forget(&o);
+}
+
+/* ---- the entry points ---- */
+
+/* A plain lock with statistics on: try, and if that got the mutex (the
+ * common case) one hook counts it; otherwise the whole protocol. */
+static INLINE int observed_plain_lock(pthread_mutex_t *m, const struct ls_lock_ops *b,
+                                      uintptr_t site)
+{
+	if (UNLIKELY(hold_due))
+		return observed_lock(m, b, site, &(struct blocking){ 0 });
+	int32_t kind = ls_mutex_kind(ls_mutex_of(m));
+	int e = try_body(m, b, kind);
+	if (LIKELY(e == 0 || e == EOWNERDEAD)) {
+		struct ls_stats_obj o;
+		stats_obj(m, b, kind, &o);
+		hold_due = ls_stats_locked(&o, site);
+		return e;
+	}
+	if (e != EBUSY)
+		return e;
+	struct ls_stats_obj o;
+	struct ls_stats_call k;
+	stats_obj(m, b, kind, &o);
+	ls_stats_lock_begin(&k, &o, site, false);
+	ls_stats_lock_blocks(&k);
+	e = kind_lock(m, b, kind);
+	hold_due = ls_stats_lock_end(&k, e);
+	return e;
+}
+
+static SLOW int lock_slow(pthread_mutex_t *m)
+{
+	const struct ls_lock_ops *b = ls_active();
+	if (UNLIKELY(ls_observing()))
+		return observed_plain_lock(m, b, CALLER());
+	return kind_lock(m, b, ls_mutex_kind(ls_mutex_of(m)));
+}
+
+LS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	const struct ls_lock_ops *g = ls_gate_get();
+	struct ls_mutex *x = ls_mutex_of(m);
+	if (LIKELY(g != NULL) && LIKELY(ls_kind_is_plain(ls_mutex_kind(x))))
+		return g->lock(x->lock);
+	return lock_slow(m);
+}
+
+static SLOW int trylock_slow(pthread_mutex_t *m)
+{
+	const struct ls_lock_ops *b = ls_active();
+	if (UNLIKELY(ls_observing()))
+		return observed_trylock(m, b, CALLER());
+	return kind_trylock(m, b, ls_mutex_kind(ls_mutex_of(m)));
+}
+
+LS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
+{
+	const struct ls_lock_ops *g = ls_gate_get();
+	struct ls_mutex *x = ls_mutex_of(m);
+	if (LIKELY(g != NULL) && LIKELY(ls_kind_is_plain(ls_mutex_kind(x))))
+		return g->trylock(x->lock);
+	return trylock_slow(m);
+}
+
+static SLOW int unlock_slow(pthread_mutex_t *m)
+{
+	const struct ls_lock_ops *b = ls_active();
+	if (UNLIKELY(ls_observing()))
+		return observed_unlock(m, b, CALLER());
+	return kind_unlock(m, b, ls_mutex_kind(ls_mutex_of(m)));
+}
+
+LS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+	const struct ls_lock_ops *g = ls_gate_get();
+	struct ls_mutex *x = ls_mutex_of(m);
+	if (LIKELY(g != NULL) && LIKELY(ls_kind_is_plain(ls_mutex_kind(x)))) {
+		g->unlock(x->lock);
+		return 0;
+	}
+	return unlock_slow(m);
+}
+
+/* Timed calls always take the slow path: a deadline is a slow call. */
+static SLOW int timed_entry(pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime,
+                            bool is_clocklock)
+{
+	if (!ls_gate_get()) {
+		const struct ls_lock_ops *b = ls_active();
+		if (UNLIKELY(ls_observing()))
+			return observed_lock(m, b, CALLER(), &(struct blocking){ clock, abstime, is_clocklock });
+	}
+	return timed(m, clock, abstime, is_clocklock);
+}
+
+LS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+	return timed_entry(m, CLOCK_REALTIME, abstime, false);
+}
+
+LS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
+                                      const struct timespec *abstime)
+{
+	return timed_entry(m, clock, abstime, true);
+}
+
+/* The statistics are only looked at behind a closed gate. */
+static inline bool observing(void)
+{
+	return !ls_gate_get() && ls_observing();
+}
+
+LS_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)
+{
+	/* glibc validates the attributes, zeroes the object (= unlocked for
+	 * every backend) and writes __kind, which decides who serves it. */
+	ls_active();
+	if (UNLIKELY(observing()))
+		forget(m);
+	return ls_real_mutex_init(m, attr);
+}
+
+LS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
+{
+	int r = mutex_destroy(m);
+	if (UNLIKELY(observing()) && r == 0)
+		forget(m);
+	return r;
 }

@@ -1,6 +1,7 @@
 /*
  * mutex.h - what the condition variable needs from the mutex entry points:
- * release a mutex of any kind for a wait, and take it back afterwards.
+ * release a mutex of any kind for a wait, and take it back afterwards, and
+ * the mutex's description for the statistics hooks.
  */
 #ifndef LS_INTERPOSE_MUTEX_H
 #define LS_INTERPOSE_MUTEX_H
@@ -23,5 +24,9 @@ int ls_mutex_reacquire_after_wait(pthread_mutex_t *m, const struct ls_mutex_save
 
 /* True when the mutex is served by lockswap's backend (not glibc). */
 bool ls_mutex_is_native(pthread_mutex_t *m);
+
+/* The mutex as the statistics hooks see it (stats/hooks.h). */
+struct ls_stats_obj;
+void ls_mutex_stats_obj(pthread_mutex_t *m, struct ls_stats_obj *o);
 
 #endif

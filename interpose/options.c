@@ -9,6 +9,7 @@
 #include "options_targets.h"
 
 _Atomic unsigned ls_opt_verbose;
+_Atomic unsigned ls_opt_stats, ls_opt_stats_top, ls_opt_stats_sample;
 
 const struct ls_option ls_options[] = {
 #define LS_OPTION(NAME, KIND, DEF, MIN, MAX, CHOICES, TARGET, HELP) \

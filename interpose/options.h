@@ -23,6 +23,9 @@ enum ls_opt_kind { LS_OPT_UINT, LS_OPT_BOOL, LS_OPT_CHOICE, LS_OPT_BACKEND, LS_O
 
 /* Targets of options that do not belong to a core/ module. */
 extern _Atomic unsigned ls_opt_verbose;
+/* LOCKSWAP_STATS (0 off, 1 summary, 2 full), _TOP, _SAMPLE: handed to the
+ * statistics at start-up (init.c), never read by them directly. */
+extern _Atomic unsigned ls_opt_stats, ls_opt_stats_top, ls_opt_stats_sample;
 
 struct ls_option {
 	const char *name;      /* without the LOCKSWAP_ prefix */

@@ -5,5 +5,5 @@
 #include "../core/spin.h"
 #include "../core/capacitor.h"
 #include "../core/queued.h"
-#include "stats.h"
+#include "options.h"
 #include "rwlock.h"

@@ -2,7 +2,9 @@
 # Preload group: programs built against stock pthreads, run under
 # LD_PRELOAD=liblockswap.so for every backend the library lists.
 #   - each program's own ok/FAIL checks count, a crash or hang fails it;
-#   - the same programs under a preloaded jemalloc (both orders);
+#   - the same programs with LOCKSWAP_STATS=summary;
+#   - the same programs under a preloaded jemalloc (both orders, statistics
+#     off and on);
 #   - LD_DEBUG=bindings: every reference to the interposed names, from the
 #     executable, a linked library, a dlopen()ed one, libstdc++ and
 #     libleveldb, binds to liblockswap.so;
@@ -13,8 +15,8 @@ set -u
 P=$B/preload
 JEMALLOC=$(ls /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 2>/dev/null)
 
-programs=(errors kinds condvar cancel forkt special cxx dlprog)
-args_for() { [ "$1" = dlprog ] && echo "$P/libplugin.so"; }
+programs=(errors kinds condvar cancel forkt special cxx dlprog single)
+args_for() { case $1 in dlprog | single) echo "$P/libplugin.so" ;; esac; }
 
 # run_prog LABEL PRELOAD PROG [env...]: counts the program's checks.
 run_prog() {
@@ -49,10 +51,26 @@ for b in $(list_backends); do
 	done
 done
 
+# The same programs with statistics on: the hooks must not change how any
+# call is served (the stats group runs them with "full" and checks what
+# the hooks record).
+for mode in summary; do
+	for b in $(list_backends); do
+		for prog in errors kinds condvar cancel forkt special single; do
+			run_prog "stats-$mode+$b" "$LIB" "$prog" LOCKSWAP_BACKEND="$b" LOCKSWAP_STATS=$mode \
+				LOCKSWAP_STATS_TOP=0
+		done
+	done
+done
+
 if [ -n "$JEMALLOC" ]; then
-	for prog in kinds condvar cxx; do
+	for prog in kinds condvar cxx single; do
 		run_prog "jemalloc+futex" "$LIB $JEMALLOC" "$prog" LOCKSWAP_BACKEND=futex
 		run_prog "jemalloc-first+futex" "$JEMALLOC $LIB" "$prog" LOCKSWAP_BACKEND=futex
+		run_prog "jemalloc+stats+futex" "$LIB $JEMALLOC" "$prog" LOCKSWAP_BACKEND=futex \
+			LOCKSWAP_STATS=summary LOCKSWAP_STATS_TOP=0
+		run_prog "jemalloc-first+stats+futex" "$JEMALLOC $LIB" "$prog" LOCKSWAP_BACKEND=futex \
+			LOCKSWAP_STATS=full LOCKSWAP_STATS_TOP=0
 	done
 else
 	fail "libjemalloc2 is not installed (scripts/install-deps.sh installs it)"

@@ -11,10 +11,6 @@
 
 #include "../../interpose/options.c"
 
-/* Targets defined by interpose/ modules that unit tests do not link; the
- * parser under test only stores into them. */
-__attribute__((weak)) _Atomic unsigned ls_stats_mode, ls_stats_top, ls_stats_sample;
-
 static char err[LS_ERR_MAX];
 
 static bool check(const char *name, const char *value)

@@ -1,5 +1,5 @@
 /*
- * stats_dump.c - when the statistics are written: at exit (library
+ * dump.c - when the statistics are written: at exit (library
  * destructor), and on LOCKSWAP_STATS_SIGNAL while the program runs.
  *
  * Signal: the handler only writes a byte to a pipe (async-signal-safe).  A
@@ -18,14 +18,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "init.h"
-#include "stats_report.h"
+#include "report.h"
 
 _Atomic int ls_stats_helper_wanted;
 
@@ -90,7 +90,7 @@ static void signal_setup(void)
 
 void ls_stats_constructor(void)
 {
-	if (!LS_STATS_ON() || !ls_stats_setup())
+	if (!ls_stats_on() || !ls_stats_setup())
 		return;
 	ls_stats_busy++;
 	dl_iterate_phdr(find_exe, NULL);
@@ -164,7 +164,7 @@ static void warn_file(const char *what, const char *path)
 {
 	char line[600];
 	snprintf(line, sizeof line, "lockswap: cannot write %s %s: %s\n", what, path, strerror(errno));
-	ls_say(line);
+	ls_stats_say(line);
 }
 
 enum fmt { FMT_JSON, FMT_FOLDED };
@@ -200,7 +200,7 @@ static void write_file(const struct ls_snap *s, const char *pattern, enum fmt f,
 
 void ls_stats_dump(const char *reason)
 {
-	if (!LS_STATS_ON() || !ls_stats_setup())
+	if (!ls_stats_on() || !ls_stats_setup())
 		return;
 	bool at_exit = strcmp(reason, "exit") == 0;
 	for (int tries = 0;; tries++) {
@@ -234,14 +234,14 @@ void ls_stats_dump(const char *reason)
 	atomic_store(&dumping, 0);
 }
 
-__attribute__((destructor)) static void ls_stats_at_exit(void)
+void ls_stats_exit(void)
 {
 	ls_stats_dump("exit");
 }
 
 void ls_stats_after_fork(void)
 {
-	if (!LS_STATS_ON() || !ls_stats_setup())
+	if (!ls_stats_on() || !ls_stats_setup())
 		return;
 	forked = true;
 	ls_stats_table_reset();

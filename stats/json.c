@@ -1,5 +1,5 @@
 /*
- * stats_json.c - every lock and condvar as JSON (docs/stats-schema.json,
+ * json.c - every lock and condvar as JSON (docs/stats-schema.json,
  * schema_version LS_STATS_SCHEMA_VERSION): counters, sampled timings with
  * their log2 histograms, per-thread shares, contention events with raw
  * stack addresses, the symbols resolved here, and /proc/self/maps so that
@@ -12,8 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "mutex_layout.h"
-#include "stats_report.h"
+#include "report.h"
 
 static void key_u64(struct ls_out *o, const char *k, uint64_t v)
 {
@@ -79,23 +78,33 @@ static void timing(struct ls_out *o, const char *name, const struct ls_stats_tim
 	ls_out_put(o, "]}");
 }
 
+/* glibc's __kind encoding (fixed ABI: sysdeps/nptl/pthreadP.h), which the
+ * records keep as they found it. */
+enum {
+	KIND_TYPE_MASK = 3,
+	KIND_ROBUST = 16,
+	KIND_PRIO_INHERIT = 32,
+	KIND_PRIO_PROTECT = 64,
+	KIND_PSHARED = 128,
+};
+
 static const char *mutex_type(int32_t kind)
 {
 	static const char *const names[] = { "normal", "recursive", "errorcheck", "adaptive" };
-	return names[kind & LS_KIND_TYPE_MASK];
+	return names[kind & KIND_TYPE_MASK];
 }
 
 static void mutex_flags(struct ls_out *o, int32_t kind)
 {
 	static const struct { int32_t bit; const char *name; } f[] = {
-		{ LS_KIND_ROBUST, "robust" }, { LS_KIND_PRIO_INHERIT, "prio-inherit" },
-		{ LS_KIND_PRIO_PROTECT, "prio-protect" }, { LS_KIND_PSHARED, "pshared" },
+		{ KIND_ROBUST, "robust" }, { KIND_PRIO_INHERIT, "prio-inherit" },
+		{ KIND_PRIO_PROTECT, "prio-protect" }, { KIND_PSHARED, "pshared" },
 	};
 	ls_out_put(o, ",\"flags\":[");
 	int n = 0;
 	/* glibc sets the pshared bit on every robust mutex: not news. */
-	if (kind & LS_KIND_ROBUST)
-		kind &= ~LS_KIND_PSHARED;
+	if (kind & KIND_ROBUST)
+		kind &= ~KIND_PSHARED;
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
 		if (kind & f[i].bit)
 			ls_out_printf(o, "%s\"%s\"", n++ ? "," : "", f[i].name);

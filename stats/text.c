@@ -1,5 +1,5 @@
 /*
- * stats_text.c - the summary printed on stderr: the top mutexes by total
+ * text.c - the summary printed on stderr: the top mutexes by total
  * wait, fixed-width columns in human units, fairness, the symbolised site
  * of first use and the heaviest sampled waiter/holder stacks; then the
  * busiest condvars.
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stats_report.h"
+#include "report.h"
 
 /* Pad to a display width (UTF-8 continuation bytes take no column). */
 static void cell(struct ls_out *o, const char *s, int width, bool left)

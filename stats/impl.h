@@ -1,5 +1,5 @@
 /*
- * stats_impl.h - the data of the statistics, shared by the stats*.c files.
+ * impl.h - the data of the statistics, shared by the files of stats/.
  *
  * Where each number lives, and who writes it:
  *
@@ -15,7 +15,7 @@
  *       the sampled slow path), timeouts of timed mutex waits.
  *   per exited thread (struct ls_stats_exited, bump arena): the thread's
  *       non-zero counters, compacted at thread exit.
- *   stacks and contention events (stats_stacks.c): lock-free
+ *   stacks and contention events (stacks.c): lock-free
  *       insert-only open-addressing tables.
  *
  * Slots: slot ids are 1.. (0 = none).  A mutex whose bytes 28..31 are free
@@ -29,8 +29,8 @@
  * record, and a copied object or a slot from before a fork reset does not
  * match and gets its own.
  */
-#ifndef LS_INTERPOSE_STATS_IMPL_H
-#define LS_INTERPOSE_STATS_IMPL_H
+#ifndef LS_STATS_IMPL_H
+#define LS_STATS_IMPL_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -38,10 +38,16 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "stats.h"
+#include "hooks.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The mode (ls_stats_configure; LS_STATS_OFF again if the tables cannot
+ * be mapped), and its knobs. */
+extern _Atomic unsigned ls_stats_mode;
+extern _Atomic unsigned ls_stats_top;
+extern _Atomic unsigned ls_stats_sample;
 
 #define LS_STATS_MAX_SLOTS (1u << 18) /* lock and condvar records */
 #define LS_STATS_BUCKETS 48           /* log2 ns: bucket b holds [2^b, 2^(b+1)) ns */
@@ -50,8 +56,6 @@
 #define LS_STATS_EXITED_MAX 4096      /* exited threads kept one by one */
 #define LS_STATS_STACK_CAP (1u << 14) /* distinct stacks */
 #define LS_STATS_EVENT_CAP (1u << 16) /* distinct contention events */
-
-enum { LS_REC_MUTEX = 1, LS_REC_COND = 2 };
 
 /* Counters of one (thread, object) pair.  Mutex / condvar meaning. */
 enum { LS_C_ACQ = 0, LS_C_TRYFAIL = 1, LS_C_CONTENDED = 2, LS_C_HANDOFF = 3 };
@@ -159,7 +163,7 @@ extern __thread struct ls_stats_thread *ls_stats_me __attribute__((tls_model("in
  * by key destructors that run after ours are served, not counted. */
 extern __thread bool ls_stats_gone __attribute__((tls_model("initial-exec")));
 
-/* stats_table.c */
+/* table.c */
 extern struct ls_stats_lock *ls_stats_recs;
 extern _Atomic uint32_t ls_stats_next_slot;
 extern _Atomic uint64_t ls_stats_untracked; /* objects refused: tables full */
@@ -174,8 +178,10 @@ uint32_t ls_stats_addr_slot(void *obj, unsigned type, int32_t kind, bool glibc, 
 void ls_stats_addr_forget(void *obj);
 void ls_stats_table_reset(void);
 const char *ls_stats_backend_name(void);
+/* One line on stderr, without stdio or malloc. */
+void ls_stats_say(const char *line);
 
-/* stats_thread.c */
+/* thread.c */
 struct ls_stats_thread *ls_stats_thread_attach(void);
 struct ls_stats_thread *ls_stats_threads(void); /* head of the all-blocks list */
 struct ls_stats_exited *ls_stats_exited_list(void);
@@ -191,7 +197,7 @@ uint32_t ls_stats_hold_period(struct ls_stats_thread *t);
 uint32_t ls_stats_stack_period(struct ls_stats_thread *t);
 void ls_stats_thread_reset(void);
 
-/* stats_stacks.c */
+/* stacks.c */
 bool ls_stats_stacks_setup(void);
 uint32_t ls_stats_stack_capture(struct ls_stats_thread *t, uintptr_t site);
 uint32_t ls_stats_stack_count(void);
@@ -208,12 +214,18 @@ struct ls_stats_event *ls_stats_events(uint32_t *capacity);
 uint64_t ls_stats_events_dropped(void);
 void ls_stats_stacks_reset(void);
 
-/* stats_unwind.c */
+/* unwind.c */
 int ls_stats_unwind(void **frames, int max); /* 0 when no unwinder */
 void ls_stats_unwind_warm(void);
 bool ls_stats_unwind_available(void);
 bool ls_stats_own_frame(uintptr_t pc);
 bool ls_stats_profiler_frame(uintptr_t pc); /* in liblockswap or libunwind */
+
+/* While statistics are off nothing sets them up. */
+static inline bool ls_stats_on(void)
+{
+	return atomic_load_explicit(&ls_stats_mode, memory_order_relaxed) != LS_STATS_OFF;
+}
 
 /* time */
 static inline uint64_t ls_stats_now(void)
@@ -226,7 +238,7 @@ static inline uint64_t ls_stats_now(void)
 void ls_stats_timing_add(struct ls_stats_timing *t, uint64_t ns);
 unsigned ls_stats_bucket(uint64_t ns);
 
-/* stats_dump.c */
+/* dump.c */
 void ls_stats_dump(const char *reason);
 void ls_stats_helper_maybe_start(uintptr_t site);
 extern _Atomic int ls_stats_helper_wanted;

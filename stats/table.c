@@ -1,10 +1,10 @@
 /*
- * stats_table.c - the per-lock records and how an object finds its slot.
+ * table.c - the per-lock records and how an object finds its slot.
  *
  * Records live in one MAP_NORESERVE table of LS_STATS_MAX_SLOTS entries;
  * pages are committed as slots are handed out (a fetch-add, never reused
  * in a process).  Objects that keep their slot id in their own bytes are
- * handled by the callers (stats_record.c); the address-keyed table below
+ * handled by the callers (record.c); the address-keyed table below
  * serves the rest: open addressing, linear probing, insert-only keys, the
  * slot of a key replaced (CAS) when the object is re-initialised or
  * destroyed.  Nothing here takes a lock or calls malloc.
@@ -13,9 +13,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "init.h"
-#include "options.h"
-#include "stats_impl.h"
+#include <unistd.h>
+
+#include "impl.h"
 
 struct ls_stats_config ls_stats_cfg;
 struct ls_stats_lock *ls_stats_recs;
@@ -41,10 +41,39 @@ static void *map(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static void read_text(const char *name, char *out, size_t len)
+/* Given by the shim at start-up (hooks.h). */
+static const struct ls_stats_settings *_Atomic settings;
+
+void ls_stats_configure(const struct ls_stats_settings *s)
 {
-	const struct ls_option *o = ls_option_find(name);
-	const char *v = o ? ls_option_value(o) : "";
+	atomic_store_explicit(&ls_stats_top, s->top, memory_order_relaxed);
+	atomic_store_explicit(&ls_stats_sample, s->sample, memory_order_relaxed);
+	atomic_store_explicit(&ls_stats_mode, s->mode, memory_order_relaxed);
+	atomic_store_explicit(&settings, s, memory_order_release);
+}
+
+static const struct ls_stats_settings *given(void)
+{
+	static const struct ls_stats_settings none = { .backend = "", .file = "", .folded = "",
+	                                              .signal = "" };
+	const struct ls_stats_settings *s = atomic_load_explicit(&settings, memory_order_acquire);
+	return s ? s : &none;
+}
+
+void ls_stats_say(const char *line)
+{
+	size_t n = strlen(line);
+	while (n) {
+		ssize_t w = write(STDERR_FILENO, line, n);
+		if (w <= 0)
+			return;
+		line += w;
+		n -= (size_t)w;
+	}
+}
+
+static void copy_text(const char *v, char *out, size_t len)
+{
 	size_t n = strlen(v);
 	if (n >= len)
 		n = len - 1;
@@ -89,13 +118,13 @@ static void read_config(void)
 		c->sample = 1;
 	c->hold_sample = c->sample == 1 ? 1 : c->sample * LS_STATS_HOLD_FACTOR;
 	c->top = atomic_load_explicit(&ls_stats_top, memory_order_relaxed);
-	read_text("STATS_FILE", c->file, sizeof c->file);
-	read_text("STATS_FOLDED", c->folded, sizeof c->folded);
+	copy_text(given()->file, c->file, sizeof c->file);
+	copy_text(given()->folded, c->folded, sizeof c->folded);
 	char sig[32];
-	read_text("STATS_SIGNAL", sig, sizeof sig);
+	copy_text(given()->signal, sig, sizeof sig);
 	c->signal = parse_signal(sig);
 	if (c->signal < 0) {
-		ls_say("lockswap: LOCKSWAP_STATS_SIGNAL is not a signal name or number; "
+		ls_stats_say("lockswap: LOCKSWAP_STATS_SIGNAL is not a signal name or number; "
 		       "no dump on signal\n");
 		c->signal = 0;
 	}
@@ -116,7 +145,7 @@ bool ls_stats_setup(void)
 	ls_stats_recs = map((size_t)LS_STATS_MAX_SLOTS * sizeof(struct ls_stats_lock));
 	addr_table = map(ADDR_CAP * sizeof(struct addr_entry));
 	if (!ls_stats_recs || !addr_table || !ls_stats_stacks_setup()) {
-		ls_say("lockswap: cannot map the statistics tables; statistics are off\n");
+		ls_stats_say("lockswap: cannot map the statistics tables; statistics are off\n");
 		atomic_store_explicit(&ls_stats_mode, LS_STATS_OFF, memory_order_relaxed);
 		atomic_store_explicit(&setup_state, 3, memory_order_release);
 		return false;
@@ -229,7 +258,8 @@ void ls_stats_table_reset(void)
 
 const char *ls_stats_backend_name(void)
 {
-	return ls_active_name[0] ? ls_active_name : "?";
+	const char *b = given()->backend;
+	return b[0] ? b : "?";
 }
 
 unsigned ls_stats_bucket(uint64_t ns)

@@ -1,21 +1,21 @@
 /*
- * stats_report.h - turning the recorded numbers into output: a snapshot of
- * the totals (stats_collect.c), a buffered writer (stats_out.c), symbols
- * (stats_symbols.c), and the three formats: the stderr summary
- * (stats_text.c), JSON (stats_json.c) and folded stacks (stats_folded.c).
+ * report.h - turning the recorded numbers into output: a snapshot of
+ * the totals (collect.c), a buffered writer (out.c), symbols
+ * (symbols.c), and the three formats: the stderr summary
+ * (text.c), JSON (json.c) and folded stacks (folded.c).
  *
  * All of this runs in a dump (at exit, or in the signal helper thread)
  * with the in-profiler flag set, never on a lock path: it may use stdio
  * formatting and the dynamic loader; big buffers are mmap'ed.
  */
-#ifndef LS_INTERPOSE_STATS_REPORT_H
-#define LS_INTERPOSE_STATS_REPORT_H
+#ifndef LS_STATS_REPORT_H
+#define LS_STATS_REPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "stats_impl.h"
+#include "impl.h"
 
 #define LS_STATS_SCHEMA_VERSION 1
 

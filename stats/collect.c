@@ -1,5 +1,5 @@
 /*
- * stats_collect.c - a snapshot of the totals: per-thread counters summed
+ * collect.c - a snapshot of the totals: per-thread counters summed
  * per slot (live blocks read racily, exited records, folded threads),
  * fairness sums, and the slots ranked for the summary.
  *
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "stats_report.h"
+#include "report.h"
 
 uint64_t ls_snap_thread_count(const struct ls_stats_thread *t, uint32_t slot, int k)
 {

@@ -1,5 +1,5 @@
 /*
- * stats_out.c - a buffered writer for the reports: write(2) in 16 KiB
+ * out.c - a buffered writer for the reports: write(2) in 16 KiB
  * pieces, JSON string escaping, durations in human units.
  */
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "stats_report.h"
+#include "report.h"
 
 void ls_out_init(struct ls_out *o, int fd)
 {

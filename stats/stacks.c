@@ -1,5 +1,5 @@
 /*
- * stats_stacks.c - the stack table and the contention-event table.
+ * stacks.c - the stack table and the contention-event table.
  *
  * Both are insert-only open-addressing tables in MAP_NORESERVE memory,
  * filled from lock paths without locks or malloc.  An entry's `hash` word
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "stats_impl.h"
+#include "impl.h"
 
 #define STACK_CAP LS_STATS_STACK_CAP
 #define EVENT_CAP LS_STATS_EVENT_CAP

@@ -1,5 +1,5 @@
 /*
- * stats_thread.c - per-thread counter blocks.
+ * thread.c - per-thread counter blocks.
  *
  * Each thread that makes a counted call gets a block: a header and a
  * counter array indexed by slot (LS_STATS_MAX_SLOTS entries, MAP_NORESERVE:
@@ -8,7 +8,7 @@
  * no shared-cache-line write for counting; the report reads it racily.
  *
  * Life cycle: LIVE while the thread runs; at thread exit (the thread
- * record's key destructor, init.c) the non-zero counters are copied into a
+ * record's key destructor, interpose/init.c) the non-zero counters are copied into a
  * compact exited record, the array is zeroed (MADV_DONTNEED) and the block
  * goes FREE, to be reused by the next new thread.  Blocks are never
  * unmapped (the report may be walking them), except a dead parent thread's
@@ -29,7 +29,7 @@
 
 #include "../core/futexlock.h"
 #include "../core/thread.h"
-#include "stats_impl.h"
+#include "impl.h"
 
 __thread unsigned ls_stats_busy __attribute__((tls_model("initial-exec")));
 __thread struct ls_stats_thread *ls_stats_me __attribute__((tls_model("initial-exec")));
@@ -121,7 +121,7 @@ struct ls_stats_thread *ls_stats_thread_attach(void)
 	if (ls_stats_busy || ls_stats_gone || !ls_stats_setup())
 		return NULL;
 	ls_stats_busy++;
-	/* The thread record carries the exit hook (init.c). */
+	/* The thread record carries the exit hook (interpose/init.c). */
 	struct ls_thread *rec = ls_thread_self();
 	ls_futexlock_lock(&free_lock);
 	struct ls_stats_thread *t = free_blocks;

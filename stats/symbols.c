@@ -1,5 +1,5 @@
 /*
- * stats_symbols.c - names for return addresses, at report time only.
+ * symbols.c - names for return addresses, at report time only.
  *
  * dladdr1 gives the object and its load bias, and the dynamic symbol when
  * the address lies inside it.  Static functions, and every function of an
@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "stats_report.h"
+#include "report.h"
 
 #define MAX_FILES 32
 

@@ -1,5 +1,5 @@
 /*
- * stats_unwind.c - call stacks with libunwind, loaded on demand.
+ * unwind.c - call stacks with libunwind, loaded on demand.
  *
  * libunwind is dlopen'ed RTLD_LOCAL by the constructor, and only when
  * statistics are on, rather than linked: libunwind.so.8 exports the whole
@@ -18,7 +18,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
-#include "stats_impl.h"
+#include "impl.h"
 
 typedef int (*backtrace_fn)(void **frames, int max);
 static _Atomic(backtrace_fn) unw_backtrace_p;

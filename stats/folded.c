@@ -1,5 +1,5 @@
 /*
- * stats_folded.c - contended wait time as folded stacks, the input of
+ * folded.c - contended wait time as folded stacks, the input of
  * flame-graph tools (flamegraph.pl, inferno, speedscope):
  *
  *     root;caller;...;innermost caller;[mutex 3 big_lock] 123456
@@ -13,7 +13,7 @@
  */
 #include <stdio.h>
 
-#include "stats_report.h"
+#include "report.h"
 
 void ls_stats_write_folded(const struct ls_snap *s, struct ls_out *o)
 {

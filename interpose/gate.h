@@ -1,0 +1,58 @@
+/*
+ * gate.h - the one load of the entry points' fast path.
+ *
+ * ls_gate is the lock table that a normal or adaptive mutex goes straight
+ * to.  NULL means closed: before ls_init() and with statistics on; every
+ * call then takes its entry point's slow path,
+ * which serves every case (and, with statistics on, calls the hooks).  So
+ * the statistics mode costs the fast path nothing: it is folded into the
+ * test that the fast path makes anyway.
+ *
+ * Under the "glibc" backend it is ls_gate_glibc, whose verbs are glibc's
+ * own mutex functions (the condvar entry points must not take their native
+ * shortcut then: ls_gate_native).  Otherwise, open, the gate is the
+ * backend's own table, or, while the process has one
+ * thread, the backend's `single` table (backends/backend.h), whose lock,
+ * trylock and unlock use plain loads and stores: no locked instruction
+ * while nobody else can look.  Those verbs check glibc's
+ * __libc_single_threaded on every call (core/single.h), so correctness
+ * never depends on when the gate moves; the first one that finds a second
+ * thread moves the gate to the backend's table, and later calls pay
+ * nothing for the shortcut.  The plain verbs leave exactly the state the
+ * atomic ones would, so a lock taken plainly and held while the second
+ * thread starts is held, and released atomically, like any other.  The
+ * gate itself is core/single.h's ls_single_gate, the word those verbs
+ * move.
+ */
+#ifndef LS_INTERPOSE_GATE_H
+#define LS_INTERPOSE_GATE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "../backends/backend.h"
+#include "../core/single.h"
+
+static inline const struct ls_lock_ops *ls_gate_get(void)
+{
+	/* acquire: pairs with the release in ls_gate_open, so what ls_init
+	 * prepared (backend, probed offsets) is visible. */
+	return atomic_load_explicit(&ls_single_gate, memory_order_acquire);
+}
+
+extern const struct ls_lock_ops ls_gate_glibc;
+
+/* The gate is open on a native backend (lockswap's condvar serves). */
+static inline bool ls_gate_native(const struct ls_lock_ops *g)
+{
+	return g != NULL && g != &ls_gate_glibc;
+}
+
+/* Open the gate for backend b (pass-through included); called once, by
+ * the ls_init() that published b, when statistics are off. */
+void ls_gate_open(const struct ls_lock_ops *b);
+
+/* Fork child: one thread again, if glibc says so. */
+void ls_gate_after_fork(void);
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * hooks.h - the statistics' whole interface to the shim.  One way: the
+ * shim (interpose/observe.c) calls these hooks around the calls it serves;
+ * nothing under stats/ calls the shim.  What a hook needs to know about an
+ * object (where its record id lives, its kind, whether glibc serves it) is
+ * passed in, so stats/ depends on core/ only.
+ *
+ * Mode: LOCKSWAP_STATS is read once at start-up.  While it is off, the shim
+ * never reaches this code: its fast paths are taken (interpose/init.h, the
+ * gate), and the hooks are only called from the paths behind a closed gate.
+ * So "off" costs the entry points nothing at all.
+ *
+ * A call in progress is a `struct ls_stats_call` on the caller's stack: a
+ * *_begin hook fills it, the *_end hook reads it.  A hook that decides not
+ * to record (statistics not set up, in the profiler, a destroyed object)
+ * leaves k->t NULL and the end hook does nothing.
+ *
+ * Site: the return address into the program, taken by the shim's first
+ * function after the exported one (reached by sibling calls).
+ *
+ * The design, costs and output formats are described in docs/stats.md.
+ */
+#ifndef LS_STATS_HOOKS_H
+#define LS_STATS_HOOKS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ls_thread;
+struct ls_stats_thread;
+struct ls_stats_lock;
+
+/* LOCKSWAP_STATS: 0 off, 1 summary, 2 full (the option's choice index). */
+enum { LS_STATS_OFF = 0, LS_STATS_SUMMARY = 1, LS_STATS_FULL = 2 };
+
+/* The configuration, given once at start-up, before any other hook and
+ * only when the mode is not off.  The strings must stay valid for the
+ * process's life. */
+struct ls_stats_settings {
+	unsigned mode;       /* LS_STATS_SUMMARY or LS_STATS_FULL */
+	unsigned top;        /* LOCKSWAP_STATS_TOP */
+	unsigned sample;     /* LOCKSWAP_STATS_SAMPLE */
+	const char *backend; /* name of the active backend ("glibc" for pass-through) */
+	const char *file;    /* LOCKSWAP_STATS_FILE, "" = none */
+	const char *folded;  /* LOCKSWAP_STATS_FOLDED */
+	const char *signal;  /* LOCKSWAP_STATS_SIGNAL */
+};
+void ls_stats_configure(const struct ls_stats_settings *s);
+
+/* An object as the shim sees it. */
+enum { LS_REC_MUTEX = 1, LS_REC_COND = 2 };
+struct ls_stats_obj {
+	void *addr;
+	_Atomic uint32_t *slot; /* a free word of the object that keeps its record id;
+	                           NULL: the bytes are all glibc's, look up by address */
+	int32_t kind;           /* mutex: glibc's __kind (< 0 destroyed); condvar: flags word */
+	uint8_t type;           /* LS_REC_* */
+	bool glibc;             /* served by glibc */
+};
+
+/* One call in progress. */
+enum {
+	LS_CALL_TRYLOCK = 1, /* a trylock: EBUSY is a failure, not contention */
+	LS_CALL_HOLD = 2,    /* a hold sample starts at t0 (or at the acquisition) */
+	LS_CALL_BLOCKED = 4, /* the first try found the mutex held */
+	LS_CALL_TIMED = 8,   /* this contended wait or condvar wait is timed */
+};
+struct ls_stats_call {
+	struct ls_stats_thread *t; /* NULL: this call is not recorded */
+	struct ls_stats_lock *asked; /* unlock: a waiter asked for our stack */
+	void *obj;
+	uintptr_t site, hsite;
+	uint64_t t0;                 /* lock: hold sample start; wait: start */
+	uint32_t slot, mslot, hslot, wstack;
+	unsigned flags;              /* LS_CALL_* */
+};
+
+/* Mutex lock, timedlock, clocklock, trylock:
+ *   begin -> [first try found it held: blocks -> blocking call] -> end(result). */
+void ls_stats_lock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site,
+                         bool trylock);
+void ls_stats_lock_blocks(struct ls_stats_call *k);
+bool ls_stats_lock_end(struct ls_stats_call *k, int result); /* -> as ls_stats_locked */
+
+/* A lock (not trylock) that the shim's first try got: count it, in one
+ * call.  Returns true when this thread's next lock should use the whole
+ * protocol above instead, because its hold sample is due and must start
+ * before the try (so the clock stays outside the critical section). */
+bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site);
+
+/* Mutex unlock: wanted?  If so begin -> unlock -> end(result), else just
+ * unlock: there is work only when a hold sample is open in this thread or
+ * a waiter somewhere asked for a holder's stack. */
+bool ls_stats_unlock_wanted(void);
+void ls_stats_unlock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site);
+void ls_stats_unlock_end(struct ls_stats_call *k, int result);
+
+/* Condvar: signal/broadcast are counted before the call; a wait ends the
+ * mutex's hold at begin and counts the re-acquisition at end. */
+void ls_stats_cond_signal(const struct ls_stats_obj *c, uintptr_t site, bool broadcast);
+void ls_stats_wait_begin(struct ls_stats_call *k, const struct ls_stats_obj *c,
+                         const struct ls_stats_obj *m, uintptr_t site);
+void ls_stats_wait_end(struct ls_stats_call *k, int result);
+
+/* init (before glibc's) or a successful destroy: the next use is a new object. */
+void ls_stats_forget(const struct ls_stats_obj *o);
+
+/* Life cycle (only called while the mode is not off). */
+void ls_stats_constructor(void);                /* warm the unwinder, install the signal */
+void ls_stats_exit(void);                       /* library destructor: the exit dump */
+void ls_stats_after_fork(void);                 /* fork child: the child's numbers are its own */
+void ls_stats_thread_exit(struct ls_thread *t); /* thread exit: keep its counts */
+
+#endif

@@ -1,0 +1,438 @@
+/*
+ * record.c - the hooks: what one call records.
+ *
+ * The shim serves every call; these hooks only watch (hooks.h), and never
+ * call back into it.
+ *
+ * Mutex lock (and timedlock, clocklock):
+ *   the shim tries first.  Success = an uncontended acquisition: bump the
+ *   thread's own counter, compare the lock record's holder with ourselves
+ *   (written only on an owner change), maybe open a hold-time sample.
+ *   Held = contended (ls_stats_lock_blocks, then the shim blocks): count.  1 contended wait in N (per-thread countdown, random period of
+ *   mean N; every one in full mode) is timed and records the holder's
+ *   acquisition site; 1 timed wait in LS_STATS_STACK_FACTOR also gets the
+ *   waiter's stack and asks the holder to publish its stack when it
+ *   releases (Go's mutex-profile convention: the delay is charged to the
+ *   critical section that ended it).
+ * Unlock: close a hold sample and answer a pending stack request, both
+ *   after the release.
+ * Condvar wait: counted on the condvar (waits, timeouts, sampled blocked
+ *   time); the mutex's hold ends at the wait and the re-acquisition at its
+ *   end counts as an acquisition (uncontended: as in mutrace, a re-take
+ *   delayed by the mutex cannot be told from one delayed by the signal).
+ *
+ * Nothing here allocates memory or takes a lock, except the first call of
+ * a thread (mmap of its block) and stack capture (libunwind's own locks,
+ * under the in-profiler flag).  Timestamps (CLOCK_MONOTONIC) are taken
+ * only for sampled events, and outside the critical section where the
+ * order of events allows it.
+ */
+#include <errno.h>
+
+#include "impl.h"
+
+_Atomic unsigned ls_stats_mode __attribute__((aligned(64)));
+_Atomic unsigned ls_stats_top = 10;
+_Atomic unsigned ls_stats_sample = 16;
+/* Records whose want_holder_stack is set: while 0, unlock need not look
+ * at its lock's record.  Written only by sampled waiters and the holders
+ * that answer them. */
+static _Atomic uint32_t want_pending;
+
+static inline struct ls_stats_thread *me(void)
+{
+	if (UNLIKELY(ls_stats_busy))
+		return NULL;
+	struct ls_stats_thread *t = ls_stats_me;
+	return LIKELY(t != NULL) ? t : ls_stats_thread_attach();
+}
+
+static inline bool key_is(uint32_t s, uintptr_t key)
+{
+	return s < LS_STATS_MAX_SLOTS &&
+	       atomic_load_explicit(&ls_stats_rec(s)->key, memory_order_acquire) == key;
+}
+
+/* ---- which record ---- */
+
+static uint32_t slot_in_object(const struct ls_stats_obj *o, uintptr_t site)
+{
+	uintptr_t key = (uintptr_t)o->addr | o->type;
+	uint32_t old = atomic_load_explicit(o->slot, memory_order_relaxed);
+	if (key_is(old, key)) /* another thread just gave it one */
+		return old;
+	uint32_t s = ls_stats_slot_new(o->addr, o->type, o->kind, o->glibc, site);
+	if (!s)
+		return 0;
+	if (atomic_compare_exchange_strong_explicit(o->slot, &old, s, memory_order_release,
+	                                            memory_order_relaxed))
+		return s;
+	/* Another thread gave the object its record first (the CAS replaces
+	 * only the invalid id we checked, never a valid one). */
+	return key_is(old, key) ? old : 0;
+}
+
+/* The record of an object; 0 if it has none (and !create), or is a
+ * destroyed mutex (glibc answers EINVAL), or the tables are full. */
+static inline uint32_t slot_of(const struct ls_stats_obj *o, uintptr_t site, bool create)
+{
+	if (UNLIKELY(o->type == LS_REC_MUTEX && o->kind < 0))
+		return 0;
+	if (UNLIKELY(!o->slot))
+		return ls_stats_addr_slot(o->addr, o->type, o->kind, o->glibc, site, create);
+	uint32_t s = atomic_load_explicit(o->slot, memory_order_relaxed);
+	if (LIKELY(key_is(s, (uintptr_t)o->addr | o->type)))
+		return s;
+	return create ? slot_in_object(o, site) : 0;
+}
+
+/* ---- per-thread counters and hold samples ---- */
+
+static inline struct ls_stats_count *counts(struct ls_stats_thread *t, uint32_t slot)
+{
+	if (UNLIKELY(slot >= atomic_load_explicit(&t->hi, memory_order_relaxed)))
+		atomic_store_explicit(&t->hi, slot + 1, memory_order_relaxed);
+	return &t->count[slot];
+}
+
+static inline bool hold_sampled(struct ls_stats_thread *t)
+{
+	if (LIKELY(--t->hold_left != 0))
+		return false;
+	t->hold_left = ls_stats_hold_period(t);
+	return true;
+}
+
+static __attribute__((noinline)) void hold_open(struct ls_stats_thread *t, void *obj, uint32_t slot, uint64_t t0)
+{
+	if (t->nheld == LS_STATS_HELD) { /* drop the oldest */
+		for (uint32_t i = 1; i < LS_STATS_HELD; i++)
+			t->held[i - 1] = t->held[i];
+		t->nheld--;
+	}
+	t->held[t->nheld++] = (struct ls_stats_held){ obj, slot, t0 };
+}
+
+/* The open sample of obj, removed; 0 if none. */
+static uint64_t hold_take(struct ls_stats_thread *t, void *obj, uint32_t *slot)
+{
+	for (uint32_t i = t->nheld; i-- > 0;) {
+		if (t->held[i].obj != obj)
+			continue;
+		uint64_t t0 = t->held[i].t0;
+		*slot = t->held[i].slot;
+		for (uint32_t j = i + 1; j < t->nheld; j++)
+			t->held[j - 1] = t->held[j];
+		t->nheld--;
+		return t0;
+	}
+	return 0;
+}
+
+/* An acquisition; `stamp` != 0 opens a hold sample starting then. */
+static inline __attribute__((always_inline)) void acquired(struct ls_stats_thread *t, uint32_t slot, void *obj, uintptr_t site,
+                            uint64_t stamp)
+{
+	struct ls_stats_count *c = counts(t, slot);
+	ls_stats_bump(&c->c[LS_C_ACQ]);
+	struct ls_stats_lock *r = ls_stats_rec(slot);
+	uint32_t prev = atomic_load_explicit(&r->holder, memory_order_relaxed);
+	if (prev != t->serial) {
+		atomic_store_explicit(&r->holder, t->serial, memory_order_relaxed);
+		if (prev)
+			ls_stats_bump(&c->c[LS_C_HANDOFF]);
+	}
+	if (atomic_load_explicit(&r->holder_site, memory_order_relaxed) != site)
+		atomic_store_explicit(&r->holder_site, site, memory_order_relaxed);
+	if (stamp)
+		hold_open(t, obj, slot, stamp);
+}
+
+static inline bool got_it(int e)
+{
+	return e == 0 || e == EOWNERDEAD;
+}
+
+/* The signal helper thread starts on a lock call from the program's own
+ * code (dump.c). */
+static inline void maybe_start_helper(uintptr_t site)
+{
+	if (UNLIKELY(atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed)))
+		ls_stats_helper_maybe_start(site);
+}
+
+/* ---- mutex lock ---- */
+
+static __attribute__((noinline)) void lock_begin_slow(struct ls_stats_call *k,
+                                                      const struct ls_stats_obj *m,
+                                                      uintptr_t site, bool trylock)
+{
+	maybe_start_helper(site);
+	struct ls_stats_thread *t = me();
+	if (!t || !(k->slot = slot_of(m, site, true)))
+		return;
+	k->t = t;
+	if (hold_sampled(t)) {
+		k->flags |= LS_CALL_HOLD;
+		/* Before the first try: the clock stays outside the critical section. */
+		k->t0 = ls_stats_now();
+	}
+}
+
+/* The common case kept small (no call, so no saved registers): a thread
+ * with a block, an object with its record, no hold sample due. */
+void ls_stats_lock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site,
+                         bool trylock)
+{
+	struct ls_stats_thread *t = ls_stats_me;
+	k->t = NULL;
+	k->obj = m->addr;
+	k->site = site;
+	k->flags = trylock ? LS_CALL_TRYLOCK : 0;
+	uint32_t s;
+	if (LIKELY(t != NULL && !ls_stats_busy && t->hold_left > 1 && m->slot &&
+	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
+	           key_is(s = atomic_load_explicit(m->slot, memory_order_relaxed),
+	                  (uintptr_t)m->addr | m->type))) {
+		t->hold_left--;
+		k->t = t;
+		k->slot = s;
+		return;
+	}
+	lock_begin_slow(k, m, site, trylock);
+}
+
+/* 1 contended wait in N is timed; 1 timed wait in LS_STATS_STACK_FACTOR
+ * also captures the waiter's stack and asks a holder for its own. */
+void ls_stats_lock_blocks(struct ls_stats_call *k)
+{
+	struct ls_stats_thread *t = k->t;
+	if (!t)
+		return;
+	k->flags |= LS_CALL_BLOCKED;
+	k->wstack = 0;
+	if (LIKELY(--t->wait_left != 0))
+		return;
+	t->wait_left = ls_stats_period(t);
+	struct ls_stats_lock *r = ls_stats_rec(k->slot);
+	k->flags |= LS_CALL_TIMED;
+	k->hsite = atomic_load_explicit(&r->holder_site, memory_order_relaxed);
+	if (--t->stack_left == 0) {
+		t->stack_left = ls_stats_stack_period(t);
+		k->wstack = ls_stats_stack_capture(t, k->site);
+		if (!atomic_load_explicit(&r->want_holder_stack, memory_order_relaxed) &&
+		    !atomic_exchange_explicit(&r->want_holder_stack, 1, memory_order_relaxed))
+			atomic_fetch_add_explicit(&want_pending, 1, memory_order_relaxed);
+	}
+	k->t0 = ls_stats_now();
+}
+
+static void contended_end(struct ls_stats_call *k, int e)
+{
+	struct ls_stats_thread *t = k->t;
+	struct ls_stats_lock *r = ls_stats_rec(k->slot);
+	bool timed = k->flags & LS_CALL_TIMED, hold = k->flags & LS_CALL_HOLD;
+	uint64_t t1 = (timed || hold) ? ls_stats_now() : 0;
+	if (timed && (got_it(e) || e == ETIMEDOUT)) {
+		/* The stack a holder published after an earlier request (the
+		 * holder unwinds after its release, so the critical section
+		 * is never widened): a sample of the holders' unlock stacks. */
+		uint32_t hstack = k->wstack ? atomic_load_explicit(&r->holder_stack, memory_order_acquire) : 0;
+		ls_stats_timing_add(&r->wait, t1 - k->t0);
+		ls_stats_event_add(k->slot, k->wstack, hstack, k->site, k->hsite, t1 - k->t0);
+	}
+	if (got_it(e)) {
+		acquired(t, k->slot, k->obj, k->site, hold ? t1 : 0);
+		ls_stats_bump(&t->count[k->slot].c[LS_C_CONTENDED]);
+	} else if (e == ETIMEDOUT) {
+		atomic_fetch_add_explicit(&r->timeouts, 1, memory_order_relaxed);
+	}
+}
+
+/* Whether this thread's next lock should start with ls_stats_lock_begin:
+ * its hold sample is due (countdown at 1). */
+static inline bool next_hold_due(const struct ls_stats_thread *t)
+{
+	return t && t->hold_left == 1;
+}
+
+static __attribute__((noinline)) bool locked_slow(const struct ls_stats_obj *m, uintptr_t site)
+{
+	/* First use by this thread or of this object, a sample due now, or
+	 * the helper is wanted: the whole protocol, after the fact (a hold
+	 * sample due now starts here, at the acquisition). */
+	struct ls_stats_call k;
+	ls_stats_lock_begin(&k, m, site, false);
+	return ls_stats_lock_end(&k, 0);
+}
+
+bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site)
+{
+	struct ls_stats_thread *t = ls_stats_me;
+	uint32_t s;
+	if (LIKELY(t != NULL && !ls_stats_busy && t->hold_left > 1 && m->slot &&
+	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
+	           key_is(s = atomic_load_explicit(m->slot, memory_order_relaxed),
+	                  (uintptr_t)m->addr | m->type))) {
+		t->hold_left--;
+		acquired(t, s, m->addr, site, 0);
+		return t->hold_left == 1;
+	}
+	return locked_slow(m, site);
+}
+
+static __attribute__((noinline)) void lock_end_slow(struct ls_stats_call *k, int e)
+{
+	if (k->flags & LS_CALL_BLOCKED)
+		contended_end(k, e);
+	else if (got_it(e))
+		acquired(k->t, k->slot, k->obj, k->site, (k->flags & LS_CALL_HOLD) ? k->t0 : 0);
+	else if (e == EBUSY && (k->flags & LS_CALL_TRYLOCK))
+		ls_stats_bump(&counts(k->t, k->slot)->c[LS_C_TRYFAIL]);
+}
+
+bool ls_stats_lock_end(struct ls_stats_call *k, int e)
+{
+	if (!k->t)
+		return false;
+	if (LIKELY(e == 0 && !(k->flags & (LS_CALL_BLOCKED | LS_CALL_HOLD)))) { /* uncontended, no hold sample */
+		acquired(k->t, k->slot, k->obj, k->site, 0);
+		return next_hold_due(k->t);
+	}
+	lock_end_slow(k, e);
+	return next_hold_due(k->t);
+}
+
+/* ---- mutex unlock ---- */
+
+/* Claim a pending request for the holder's stack (answered after the
+ * release, in ls_stats_unlock_end). */
+static struct ls_stats_lock *stack_requested(uint32_t slot)
+{
+	struct ls_stats_lock *r = ls_stats_rec(slot);
+	if (LIKELY(!atomic_load_explicit(&r->want_holder_stack, memory_order_relaxed)))
+		return NULL;
+	if (!atomic_exchange_explicit(&r->want_holder_stack, 0, memory_order_relaxed))
+		return NULL;
+	atomic_fetch_sub_explicit(&want_pending, 1, memory_order_relaxed);
+	return r;
+}
+
+/* Nothing to do at unlock unless a hold sample is open in this thread or
+ * a waiter somewhere asked for a holder's stack. */
+bool ls_stats_unlock_wanted(void)
+{
+	struct ls_stats_thread *t = ls_stats_me;
+	return UNLIKELY(t && !ls_stats_busy &&
+	                (t->nheld || atomic_load_explicit(&want_pending, memory_order_relaxed)));
+}
+
+void ls_stats_unlock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site)
+{
+	struct ls_stats_thread *t = ls_stats_me;
+	k->t = NULL;
+	if (!ls_stats_unlock_wanted())
+		return;
+	k->t = t;
+	k->site = site;
+	uint32_t slot = slot_of(m, site, false);
+	k->asked = slot ? stack_requested(slot) : NULL;
+	k->hslot = 0;
+	k->t0 = t->nheld ? hold_take(t, m->addr, &k->hslot) : 0;
+}
+
+void ls_stats_unlock_end(struct ls_stats_call *k, int e)
+{
+	if (!k->t)
+		return;
+	/* After the release: neither the clock nor the unwinder widens the
+	 * critical section. */
+	if (UNLIKELY(k->t0) && e == 0)
+		ls_stats_timing_add(&ls_stats_rec(k->hslot)->hold, ls_stats_now() - k->t0);
+	if (UNLIKELY(k->asked)) {
+		uint32_t id = ls_stats_stack_capture(k->t, k->site);
+		if (id)
+			atomic_store_explicit(&k->asked->holder_stack, id, memory_order_release);
+	}
+}
+
+void ls_stats_forget(const struct ls_stats_obj *o)
+{
+	if (!ls_stats_setup())
+		return;
+	if (o->slot) {
+		uint32_t s = atomic_load_explicit(o->slot, memory_order_relaxed);
+		if (key_is(s, (uintptr_t)o->addr | o->type))
+			atomic_store_explicit(&ls_stats_rec(s)->destroyed, 1, memory_order_relaxed);
+	}
+	ls_stats_addr_forget(o->addr);
+}
+
+/* ---- condvar ---- */
+
+void ls_stats_cond_signal(const struct ls_stats_obj *c, uintptr_t site, bool broadcast)
+{
+	struct ls_stats_thread *t = me();
+	uint32_t slot;
+	maybe_start_helper(site);
+	if (t && (slot = slot_of(c, site, true)))
+		ls_stats_bump(&counts(t, slot)->c[broadcast ? LS_C_BROADCAST : LS_C_SIGNAL]);
+}
+
+static void note_mutex(uint32_t cslot, uint32_t mslot)
+{
+	struct ls_stats_lock *r = ls_stats_rec(cslot);
+	uint32_t seen = atomic_load_explicit(&r->cond_mutex, memory_order_relaxed);
+	if (seen == mslot)
+		return;
+	if (seen)
+		atomic_store_explicit(&r->cond_mixed, 1, memory_order_relaxed);
+	atomic_store_explicit(&r->cond_mutex, mslot, memory_order_relaxed);
+}
+
+void ls_stats_wait_begin(struct ls_stats_call *k, const struct ls_stats_obj *c,
+                         const struct ls_stats_obj *m, uintptr_t site)
+{
+	struct ls_stats_thread *t = me();
+	maybe_start_helper(site);
+	k->t = t;
+	if (!t)
+		return;
+	k->obj = m->addr;
+	k->site = site;
+	k->slot = slot_of(c, site, true);
+	k->mslot = slot_of(m, site, true);
+	if (k->slot && k->mslot)
+		note_mutex(k->slot, k->mslot);
+	/* The wait releases the mutex: its hold sample ends here. */
+	uint32_t hslot = 0;
+	uint64_t h0 = t->nheld ? hold_take(t, m->addr, &hslot) : 0;
+	bool timed = k->slot && --t->cond_left == 0;
+	k->flags = timed ? LS_CALL_TIMED : 0;
+	if (timed)
+		t->cond_left = ls_stats_period(t);
+	k->t0 = (timed || h0) ? ls_stats_now() : 0;
+	if (h0)
+		ls_stats_timing_add(&ls_stats_rec(hslot)->hold, k->t0 - h0);
+}
+
+void ls_stats_wait_end(struct ls_stats_call *k, int e)
+{
+	struct ls_stats_thread *t = k->t;
+	if (!t)
+		return;
+	bool back = got_it(e) || e == ETIMEDOUT; /* the mutex is held again */
+	bool hold = back && k->mslot && hold_sampled(t);
+	bool timed = k->flags & LS_CALL_TIMED;
+	uint64_t t1 = (timed || hold) ? ls_stats_now() : 0;
+	if (k->slot && back) {
+		struct ls_stats_count *cc = counts(t, k->slot);
+		ls_stats_bump(&cc->c[LS_C_WAIT]);
+		if (e == ETIMEDOUT)
+			ls_stats_bump(&cc->c[LS_C_TIMEOUT]);
+		if (timed)
+			ls_stats_timing_add(&ls_stats_rec(k->slot)->wait, t1 - k->t0);
+	}
+	if (k->mslot && back)
+		acquired(t, k->mslot, k->obj, k->site, hold ? t1 : 0);
+}
