@@ -4,5 +4,6 @@
  */
 #include "../core/spin.h"
 #include "../core/capacitor.h"
+#include "../core/restrict.h"
 #include "../core/queued.h"
 #include "stats.h"
