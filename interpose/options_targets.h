@@ -4,6 +4,7 @@
  */
 #include "../core/spin.h"
 #include "../core/capacitor.h"
+#include "../core/restrict.h"
 #include "../core/queued.h"
 #include "options.h"
 #include "rwlock.h"
