@@ -133,6 +133,7 @@ static void register_admitted(struct ls_restrict *r, uint32_t t)
 void ls_restrict_depart(struct ls_restrict *r)
 {
 	unsigned k = rotate();
+	traced(r, LS_RS_TRACE_DEPART, UINT32_MAX, 0);
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
 	uint32_t from, to;
 	do {

@@ -116,11 +116,18 @@ extern _Atomic unsigned ls_restrict_active; /* LOCKSWAP_RESTRICT_ACTIVE: LIMIT *
 extern _Atomic unsigned ls_restrict_rotate; /* LOCKSWAP_RESTRICT_ROTATE: K */
 
 /* Test hook: told each fast admission (ticket = UINT32_MAX), each passive
- * ticket when it is taken (with the number of tickets ahead of it), when a
- * departure grants it (called by the departing thread, right after its
- * CAS), and when its waiter registers.  NULL in production: one relaxed
- * load per fast admission or slow event. */
-enum { LS_RS_TRACE_FAST, LS_RS_TRACE_QUEUED, LS_RS_TRACE_GRANTED, LS_RS_TRACE_ADMITTED };
+ * ticket when it is taken (with the number of tickets ahead of it), each
+ * departure before its CAS (ticket = UINT32_MAX), each ticket a departure
+ * grants (by the departing thread, after its CAS), and each registration.
+ * NULL in production: one relaxed load per fast admission, departure or
+ * slow event. */
+enum {
+	LS_RS_TRACE_FAST,
+	LS_RS_TRACE_QUEUED,
+	LS_RS_TRACE_DEPART,
+	LS_RS_TRACE_GRANTED,
+	LS_RS_TRACE_ADMITTED,
+};
 typedef void (*ls_restrict_trace_fn)(const void *r, int event, uint32_t ticket, uint32_t ahead);
 extern _Atomic(ls_restrict_trace_fn) ls_restrict_trace;
 
