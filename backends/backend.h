@@ -146,6 +146,46 @@ static inline void ls_lockable_from_ops(struct ls_lockable *to, const struct ls_
 	to->is_locked = from->is_locked;
 }
 
+/*
+ * LS_BACKEND_WRAPPER(id, algo, ABOUT, DEFAULT_INNER) defines
+ * `ls_backend_<id>`, a wrapper (`id:INNER`) around any native backend for a
+ * core/ wrapper whose verbs are ls_<algo>_{lock,trylock,timedlock,unlock}
+ * (state, inner verbs, inner state[, clock, abstime]) on an 8-byte
+ * `struct ls_<algo>`; the inner lock's state follows it.  The inner verbs
+ * are copied once by compose(), before any lock operation.
+ */
+#define LS_BACKEND_WRAPPER(id, algo, ABOUT, DEFAULT_INNER)                               \
+	_Static_assert(sizeof(struct ls_##algo) == 8, #id " word");                       \
+	static struct ls_lockable id##_inner;                                              \
+	static void *id##_inner_state(void *s) { return (char *)s + sizeof(struct ls_##algo); } \
+	static int id##_lock(void *s) { return ls_##algo##_lock(s, &id##_inner, id##_inner_state(s)); } \
+	static int id##_trylock(void *s)                                                   \
+	{                                                                                  \
+		return ls_##algo##_trylock(s, &id##_inner, id##_inner_state(s));          \
+	}                                                                                  \
+	static int id##_timedlock(void *s, clockid_t c, const struct timespec *t)          \
+	{                                                                                  \
+		return ls_##algo##_timedlock(s, &id##_inner, id##_inner_state(s), c, t);   \
+	}                                                                                  \
+	static void id##_unlock(void *s) { ls_##algo##_unlock(s, &id##_inner, id##_inner_state(s)); } \
+	static bool id##_is_locked(void *s) { return id##_inner.is_locked(id##_inner_state(s)); } \
+	static void id##_compose(const struct ls_lock_ops *inner)                          \
+	{                                                                                  \
+		ls_lockable_from_ops(&id##_inner, inner);                                  \
+	}                                                                                  \
+	const struct ls_lock_ops ls_backend_##id = {                                       \
+		.name = #id,                                                               \
+		.about = ABOUT,                                                            \
+		.state_size = sizeof(struct ls_##algo),                                    \
+		.lock = id##_lock,                                                         \
+		.trylock = id##_trylock,                                                   \
+		.timedlock = id##_timedlock,                                               \
+		.unlock = id##_unlock,                                                     \
+		.is_locked = id##_is_locked,                                               \
+		.compose = id##_compose,                                                   \
+		.default_inner = DEFAULT_INNER,                                            \
+	}
+
 /* The table, in listing order; ends with NULL. */
 extern const struct ls_lock_ops *const ls_backends[];
 
