@@ -8,23 +8,27 @@
  *   1. May I spin, and for how long?  (ls_spin_start / ls_spin_more)
  *      - Spinning pays only while a CPU is free for the spinner: a
  *        process-wide count of spinning threads is kept against the CPUs
- *        the process may run on (sched_getaffinity), leaving one for the
- *        lock holder.  A waiter that would exceed it parks at once.  The
- *        count never exceeds the bound (a CAS admits each spinner).
+ *        the process may run on (sched_getaffinity).  A waiter that
+ *        would exceed it parks at once.  The count never exceeds the
+ *        bound (a CAS admits each spinner).
+ *        The bound is CPUs - 2 (one CPU for the holder, one for a thread
+ *        that is handed the lock), or 1 with 2 CPUs.
  *      - The budget is time, not polls, and it adapts: each lock address
  *        hashes to an estimate of how long a successful spin on it lasts
  *        (an exponentially weighted mean of recent successful spins);
  *        the budget is a few times that, clamped to
- *        [LS_SPIN_MIN_NS, LS_SPIN_MAX_NS].  A spin that ran out halves
- *        the estimate, so on a lock held for long, waiters quickly stop
- *        burning CPU; the lower clamp keeps probing.  The upper clamp is
- *        well above the ~7 us a hand-over to a parked thread costs.
+ *        [LS_SPIN_MIN_NS, LS_SPIN_MAX_NS] (for a waiter in a FIFO queue
+ *        the lower clamp is LS_SPIN_QUEUE_MIN_NS, above the ~7 us a
+ *        hand-over to a parked thread costs, and the budget restarts
+ *        whenever the queue moves: LS_SPIN_UNTIL_MOVING).  A spin that
+ *        ran out halves the estimate, so on a lock held for long, waiters
+ *        quickly stop burning CPU; the lower clamp keeps probing.
  *      - LOCKSWAP_SPIN=N (an override) replaces the time budget by N
  *        polls; the spinner bound still applies.
  *
  *   2. Who waits awake?  That is each algorithm's decision, made with
- *      ls_spin_*: queue locks let only the waiters nearest the head spin
- *      and wake their successor ahead of the hand-over (see each
+ *      ls_spin_*: queue locks let the waiters nearest the head spin
+ *      and wake the next ones ahead of the hand-over (see each
  *      algorithm's header), so the next owner is already running when the
  *      lock is released, whenever a CPU is free for it.
  *
