@@ -17,12 +17,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # stats_files MODE BACKEND PROG [ARGS]: the files under stats/ that ran.
+# --fair-sched: valgrind runs one thread at a time; without a fair hand-off
+# a thread polling trylock (kinds.c) can starve the holder for seconds on a
+# loaded machine, and a 10 s timedlock then fails the program.
 stats_files() {
 	local mode=$1 backend=$2 prog=$3
 	shift 3
 	rm -f "$tmp"/cg.*
 	LOCKSWAP_STATS=$mode LOCKSWAP_BACKEND=$backend LD_PRELOAD=$LIB \
-		timeout 600 valgrind --tool=callgrind --trace-children=yes \
+		timeout 600 valgrind --tool=callgrind --fair-sched=try --trace-children=yes \
 		--callgrind-out-file="$tmp/cg.%p" "$P/$prog" "$@" >"$tmp/out" 2>"$tmp/err"
 	local rc=$?
 	# A failed run is reported with its last words (the program's or valgrind's).
