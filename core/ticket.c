@@ -99,6 +99,10 @@ static void leave_ticket(void *arg)
 {
 	struct leave_ctx *c = arg;
 	int r;
+	/* Every cancellable park of ls_ticket_wait_slow is between
+	 * ls_twa_enter and ls_twa_leave on t's bucket: leave it, or its
+	 * parked count would cost every later wake of the bucket a syscall. */
+	ls_twa_leave(ls_twa_bucket(c->l, c->t));
 	while ((r = abandon(c->l, c->t)) == EAGAIN) {
 		/* More than the abandon window behind the head: wait for the
 		 * queue to move (plain park: we are already being cancelled). */
