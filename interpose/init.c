@@ -18,18 +18,6 @@ size_t ls_cond_flags_offset = 36;
 char ls_active_name[LS_ACTIVE_NAME_MAX];
 extern const struct ls_lock_ops ls_backend_glibc;
 
-void ls_say(const char *line)
-{
-	size_t n = strlen(line);
-	while (n) {
-		ssize_t w = write(STDERR_FILENO, line, n);
-		if (w <= 0)
-			return;
-		line += w;
-		n -= (size_t)w;
-	}
-}
-
 /* Thread records are returned at thread exit through a pthread key whose
  * destructor runs in the exiting thread. */
 static pthread_key_t record_key;

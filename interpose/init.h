@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "../backends/backend.h"
+#include "../core/say.h" /* ls_say: a message line on stderr */
 #include "../stats/hooks.h"
 
 extern const struct ls_lock_ops *_Atomic ls_active_backend;
@@ -49,7 +50,5 @@ static inline bool ls_observing(void)
  * 36 in glibc 2.36, 28 from 2.41; probed at start-up. */
 extern size_t ls_cond_flags_offset;
 
-/* Write a message line to stderr without stdio or malloc. */
-void ls_say(const char *line);
 
 #endif

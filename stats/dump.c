@@ -164,7 +164,7 @@ static void warn_file(const char *what, const char *path)
 {
 	char line[600];
 	snprintf(line, sizeof line, "lockswap: cannot write %s %s: %s\n", what, path, strerror(errno));
-	ls_stats_say(line);
+	ls_say(line);
 }
 
 enum fmt { FMT_JSON, FMT_FOLDED };

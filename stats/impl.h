@@ -38,6 +38,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "../core/say.h"
 #include "hooks.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
@@ -178,8 +179,6 @@ uint32_t ls_stats_addr_slot(void *obj, unsigned type, int32_t kind, bool glibc, 
 void ls_stats_addr_forget(void *obj);
 void ls_stats_table_reset(void);
 const char *ls_stats_backend_name(void);
-/* One line on stderr, without stdio or malloc. */
-void ls_stats_say(const char *line);
 
 /* thread.c */
 struct ls_stats_thread *ls_stats_thread_attach(void);

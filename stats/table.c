@@ -60,18 +60,6 @@ static const struct ls_stats_settings *given(void)
 	return s ? s : &none;
 }
 
-void ls_stats_say(const char *line)
-{
-	size_t n = strlen(line);
-	while (n) {
-		ssize_t w = write(STDERR_FILENO, line, n);
-		if (w <= 0)
-			return;
-		line += w;
-		n -= (size_t)w;
-	}
-}
-
 static void copy_text(const char *v, char *out, size_t len)
 {
 	size_t n = strlen(v);
@@ -124,7 +112,7 @@ static void read_config(void)
 	copy_text(given()->signal, sig, sizeof sig);
 	c->signal = parse_signal(sig);
 	if (c->signal < 0) {
-		ls_stats_say("lockswap: LOCKSWAP_STATS_SIGNAL is not a signal name or number; "
+		ls_say("lockswap: LOCKSWAP_STATS_SIGNAL is not a signal name or number; "
 		       "no dump on signal\n");
 		c->signal = 0;
 	}
@@ -145,7 +133,7 @@ bool ls_stats_setup(void)
 	ls_stats_recs = map((size_t)LS_STATS_MAX_SLOTS * sizeof(struct ls_stats_lock));
 	addr_table = map(ADDR_CAP * sizeof(struct addr_entry));
 	if (!ls_stats_recs || !addr_table || !ls_stats_stacks_setup()) {
-		ls_stats_say("lockswap: cannot map the statistics tables; statistics are off\n");
+		ls_say("lockswap: cannot map the statistics tables; statistics are off\n");
 		atomic_store_explicit(&ls_stats_mode, LS_STATS_OFF, memory_order_relaxed);
 		atomic_store_explicit(&setup_state, 3, memory_order_release);
 		return false;
