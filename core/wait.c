@@ -172,6 +172,7 @@ _Atomic(const struct ls_wait_cancel_hooks *) ls_wait_cancel_hooks;
  * (parks are then cancellable), the leave steps registered in it, and
  * whether the thread is already being cancelled (leave steps then run
  * as ordinary code: nothing may re-arm cancellation). */
+__thread bool ls_wait_async;
 static __thread bool cancellable;
 static __thread bool unwinding;
 static __thread struct ls_wait_frame *frames;
@@ -182,9 +183,8 @@ static const struct ls_wait_cancel_hooks *hooks(void)
 	return atomic_load_explicit(&ls_wait_cancel_hooks, memory_order_acquire);
 }
 
-void ls_wait_enter(struct ls_wait_scope *sc)
+void ls_wait_enter_async(struct ls_wait_scope *sc)
 {
-	sc->held = false;
 	if (cancellable || unwinding)
 		return;
 	const struct ls_wait_cancel_hooks *h = hooks();
@@ -194,25 +194,22 @@ void ls_wait_enter(struct ls_wait_scope *sc)
 	}
 }
 
-void ls_wait_enter_quiet(struct ls_wait_scope *sc)
+void ls_wait_enter_quiet_async(struct ls_wait_scope *sc)
 {
-	sc->held = false;
 	if (cancellable || unwinding)
 		return;
 	const struct ls_wait_cancel_hooks *h = hooks();
 	sc->held = h && h->hold();
 }
 
-void ls_wait_exit(struct ls_wait_scope *sc)
+void ls_wait_exit_async(struct ls_wait_scope *sc)
 {
-	if (!sc->held)
-		return;
 	cancellable = false;
 	frames = NULL;
 	hooks()->restore();
 }
 
-void ls_wait_push(struct ls_wait_frame *f, void (*leave)(void *), void *arg)
+void ls_wait_push_async(struct ls_wait_frame *f, void (*leave)(void *), void *arg)
 {
 	f->leave = leave;
 	f->arg = arg;
@@ -223,10 +220,9 @@ void ls_wait_push(struct ls_wait_frame *f, void (*leave)(void *), void *arg)
 	}
 }
 
-void ls_wait_pop(struct ls_wait_frame *f)
+void ls_wait_pop_linked(struct ls_wait_frame *f)
 {
-	if (f->linked)
-		frames = f->up;
+	frames = f->up;
 }
 
 /* The thread was cancelled inside a park: leave every structure it waits

@@ -167,14 +167,51 @@ struct ls_wait_scope {
 	bool held; /* this scope turned asynchronous cancellation off */
 };
 
-void ls_wait_enter(struct ls_wait_scope *sc);
+/* Per thread: the embedder saw this thread turn asynchronous cancellation
+ * on (and not back off).  Set by the embedder only (interpose/cancel.c
+ * tracks pthread_setcanceltype).  While it is false, which is every
+ * thread that never asks for asynchronous cancellation, a lock call
+ * cannot be cut anywhere, so scopes and frames cost this one
+ * thread-local test and parks are plain futex waits. */
+extern __thread bool ls_wait_async;
+
+void ls_wait_enter_async(struct ls_wait_scope *sc);
+void ls_wait_enter_quiet_async(struct ls_wait_scope *sc);
+void ls_wait_exit_async(struct ls_wait_scope *sc);
+void ls_wait_push_async(struct ls_wait_frame *f, void (*leave)(void *arg), void *arg);
+void ls_wait_pop_linked(struct ls_wait_frame *f);
+
+static inline void ls_wait_enter(struct ls_wait_scope *sc)
+{
+	sc->held = false;
+	if (__builtin_expect(ls_wait_async, 0))
+		ls_wait_enter_async(sc);
+}
 /* The same, for a path that is no cancellation point but must not be cut
  * half-way (an unlock that serves other threads' requests): parks inside
  * stay uncancellable. */
-void ls_wait_enter_quiet(struct ls_wait_scope *sc);
-void ls_wait_exit(struct ls_wait_scope *sc);
-void ls_wait_push(struct ls_wait_frame *f, void (*leave)(void *arg), void *arg);
-void ls_wait_pop(struct ls_wait_frame *f);
+static inline void ls_wait_enter_quiet(struct ls_wait_scope *sc)
+{
+	sc->held = false;
+	if (__builtin_expect(ls_wait_async, 0))
+		ls_wait_enter_quiet_async(sc);
+}
+static inline void ls_wait_exit(struct ls_wait_scope *sc)
+{
+	if (__builtin_expect(sc->held, 0))
+		ls_wait_exit_async(sc);
+}
+static inline void ls_wait_push(struct ls_wait_frame *f, void (*leave)(void *arg), void *arg)
+{
+	f->linked = false;
+	if (__builtin_expect(ls_wait_async, 0))
+		ls_wait_push_async(f, leave, arg);
+}
+static inline void ls_wait_pop(struct ls_wait_frame *f)
+{
+	if (__builtin_expect(f->linked, 0))
+		ls_wait_pop_linked(f);
+}
 
 /* The embedder's side (the interposer: interpose/cancel.c). */
 struct ls_wait_cancel_hooks {

@@ -4,28 +4,74 @@
  * except inside parks, where a cancellation runs the algorithm's leave
  * steps (as a cleanup handler) before the program's own handlers.
  *
- * glibc's pthread_setcanceltype only loads the thread's cancel word when
- * the type does not change, so a thread with deferred cancellation (nearly
- * all) pays one call per slow path.  Switching to asynchronous with a
- * cancellation already pending acts on it at once, inside the cleanup
- * scope below, which is what we want: the waiter leaves its place.
+ * Which threads need it: pthread_setcanceltype is interposed (exported
+ * unversioned like the lock functions) and keeps core/wait.h's per-thread
+ * ls_wait_async up to date, so the threads that never ask for
+ * asynchronous cancellation (nearly all) pay one thread-local test per
+ * lock call instead of a pthread_setcanceltype call per acquisition.
+ * A new thread starts deferred (POSIX) with the flag false, and a fork
+ * child's thread keeps both.  A thread that switches to asynchronous
+ * cancellation without going through the exported symbol (dlsym with
+ * RTLD_NEXT, a raw call into libc's internals) is not seen, and its lock
+ * calls run unprotected: documented in docs/waiting.md.
+ *
+ * Switching to asynchronous with a cancellation already pending acts on
+ * it at once, inside the cleanup scope below, which is what we want: the
+ * waiter leaves its place.
  */
+#include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
 
 #include "../core/futex.h"
 #include "../core/wait.h"
 #include "cancel.h"
+#include "export.h"
 
+typedef int (*setcanceltype_fn)(int type, int *old);
+
+/* glibc's own pthread_setcanceltype.  dlvsym allocates only when it fails
+ * (shared/notes/glibc-facts.md), so this may run before the constructor
+ * and under a preloaded allocator.  A reference bound with .symver would
+ * find our unversioned definition first, hence the RTLD_NEXT lookup. */
+static setcanceltype_fn real_setcanceltype(void)
+{
+	static _Atomic(setcanceltype_fn) real;
+	/* relaxed: every thread that races here stores the same pointer. */
+	setcanceltype_fn f = atomic_load_explicit(&real, memory_order_relaxed);
+	if (__builtin_expect(f == NULL, 0)) {
+		*(void **)&f = dlvsym(RTLD_NEXT, "pthread_setcanceltype", "GLIBC_2.34");
+		if (!f)
+			*(void **)&f = dlvsym(RTLD_NEXT, "pthread_setcanceltype", "GLIBC_2.2.5");
+		atomic_store_explicit(&real, f, memory_order_relaxed);
+	}
+	return f;
+}
+
+LS_EXPORT int pthread_setcanceltype(int type, int *oldtype)
+{
+	setcanceltype_fn f = real_setcanceltype();
+	if (!f)
+		return EINVAL; /* no glibc underneath: nothing we can switch */
+	int r = f(type, oldtype);
+	if (r == 0)
+		ls_wait_async = type == PTHREAD_CANCEL_ASYNCHRONOUS;
+	return r;
+}
+
+/* The hooks below switch the type through glibc directly: they change it
+ * for the length of a lock call only, and ls_wait_async keeps saying what
+ * the program asked for. */
 static bool hold(void)
 {
 	int old;
-	pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &old);
+	real_setcanceltype()(PTHREAD_CANCEL_DEFERRED, &old);
 	return old == PTHREAD_CANCEL_ASYNCHRONOUS;
 }
 
 static void restore(void)
 {
-	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+	real_setcanceltype()(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
 }
 
 /* Between the two setcanceltype calls only the futex call runs, so
@@ -35,9 +81,9 @@ static int park(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock
 {
 	int r;
 	pthread_cleanup_push(cleanup, arg);
-	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+	real_setcanceltype()(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
 	r = ls_futex_wait(word, expected, clock, abstime);
-	pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, NULL);
+	real_setcanceltype()(PTHREAD_CANCEL_DEFERRED, NULL);
 	pthread_cleanup_pop(0);
 	return r;
 }
@@ -50,6 +96,8 @@ static const struct ls_wait_cancel_hooks hooks = {
 
 void ls_cancel_install(void)
 {
+	if (!real_setcanceltype())
+		return; /* scopes stay inert, as without hooks */
 	/* release: pairs with core/wait.c's acquire load of the table. */
 	atomic_store_explicit(&ls_wait_cancel_hooks, &hooks, memory_order_release);
 }

@@ -126,9 +126,30 @@ static void signal_passed_on(int rounds)
 	CHECK_EQ(lost, 0, "cancel: a signal consumed by a cancelled waiter reaches the other waiter");
 }
 
+/* lockswap interposes pthread_setcanceltype (to know which threads can be
+ * cancelled asynchronously): its answers must stay glibc's. */
+static void *canceltype_answers(void *arg)
+{
+	int old = -1, r;
+	r = pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
+	CHECK_EQ(r, 0, "setcanceltype: asynchronous accepted");
+	CHECK_EQ(old, PTHREAD_CANCEL_DEFERRED, "setcanceltype: a new thread starts deferred");
+	old = -1;
+	r = pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &old);
+	CHECK_EQ(old, PTHREAD_CANCEL_ASYNCHRONOUS, "setcanceltype: reports the asynchronous type back");
+	CHECK_EQ(pthread_setcanceltype(12345, &old), EINVAL, "setcanceltype: a bad type is EINVAL");
+	old = -1;
+	pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &old);
+	CHECK_EQ(old, PTHREAD_CANCEL_DEFERRED, "setcanceltype: a bad type changes nothing");
+	return NULL;
+}
+
 int main(void)
 {
 	printf("# cancel under backend %s\n", check_backend());
+	pthread_t t;
+	pthread_create(&t, NULL, canceltype_answers, NULL);
+	pthread_join(t, NULL);
 	cleanup_relocks();
 	signal_passed_on(40);
 	return check_finish();
