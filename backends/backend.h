@@ -28,7 +28,8 @@
  *
  * A wrapper backend (the capacitor) holds an inner lock in the upper part of
  * its state; compose(inner) is called once at selection, before any lock
- * operation, and rejects inner locks whose state does not fit.
+ * operation, and gives the table for that composition (backends/wrapper.h).
+ * ls_backend_select() rejects inner locks whose state does not fit.
  *
  * The "glibc" entry has no operations: it marks pass-through, and the
  * interposer forwards every call to glibc's own functions.
@@ -59,9 +60,10 @@ struct ls_lock_ops {
 	const struct ls_lock_ops *single;
 	/* Wrappers only.  The inner lock's state must fit in what the wrapper
 	 * leaves free (checked generically: state_size + inner->state_size <=
-	 * LS_LOCK_STATE_BYTES).  compose() binds the inner lock; it is called
-	 * once, by ls_backend_select(), before any lock operation. */
-	void (*compose)(const struct ls_lock_ops *inner);
+	 * LS_LOCK_STATE_BYTES).  compose() binds the inner lock and returns
+	 * the table that serves the composition (backends/wrapper.h); it is
+	 * called once, by ls_backend_select(), before any lock operation. */
+	const struct ls_lock_ops *(*compose)(const struct ls_lock_ops *inner);
 	const char *default_inner; /* used when the name has no ":INNER" */
 };
 
@@ -145,46 +147,6 @@ static inline void ls_lockable_from_ops(struct ls_lockable *to, const struct ls_
 	to->unlock = from->unlock;
 	to->is_locked = from->is_locked;
 }
-
-/*
- * LS_BACKEND_WRAPPER(id, algo, ABOUT, DEFAULT_INNER) defines
- * `ls_backend_<id>`, a wrapper (`id:INNER`) around any native backend for a
- * core/ wrapper whose verbs are ls_<algo>_{lock,trylock,timedlock,unlock}
- * (state, inner verbs, inner state[, clock, abstime]) on an 8-byte
- * `struct ls_<algo>`; the inner lock's state follows it.  The inner verbs
- * are copied once by compose(), before any lock operation.
- */
-#define LS_BACKEND_WRAPPER(id, algo, ABOUT, DEFAULT_INNER)                               \
-	_Static_assert(sizeof(struct ls_##algo) == 8, #id " word");                       \
-	static struct ls_lockable id##_inner;                                              \
-	static void *id##_inner_state(void *s) { return (char *)s + sizeof(struct ls_##algo); } \
-	static int id##_lock(void *s) { return ls_##algo##_lock(s, &id##_inner, id##_inner_state(s)); } \
-	static int id##_trylock(void *s)                                                   \
-	{                                                                                  \
-		return ls_##algo##_trylock(s, &id##_inner, id##_inner_state(s));          \
-	}                                                                                  \
-	static int id##_timedlock(void *s, clockid_t c, const struct timespec *t)          \
-	{                                                                                  \
-		return ls_##algo##_timedlock(s, &id##_inner, id##_inner_state(s), c, t);   \
-	}                                                                                  \
-	static void id##_unlock(void *s) { ls_##algo##_unlock(s, &id##_inner, id##_inner_state(s)); } \
-	static bool id##_is_locked(void *s) { return id##_inner.is_locked(id##_inner_state(s)); } \
-	static void id##_compose(const struct ls_lock_ops *inner)                          \
-	{                                                                                  \
-		ls_lockable_from_ops(&id##_inner, inner);                                  \
-	}                                                                                  \
-	const struct ls_lock_ops ls_backend_##id = {                                       \
-		.name = #id,                                                               \
-		.about = ABOUT,                                                            \
-		.state_size = sizeof(struct ls_##algo),                                    \
-		.lock = id##_lock,                                                         \
-		.trylock = id##_trylock,                                                   \
-		.timedlock = id##_timedlock,                                               \
-		.unlock = id##_unlock,                                                     \
-		.is_locked = id##_is_locked,                                               \
-		.compose = id##_compose,                                                   \
-		.default_inner = DEFAULT_INNER,                                            \
-	}
 
 /* The table, in listing order; ends with NULL. */
 extern const struct ls_lock_ops *const ls_backends[];

@@ -1,6 +1,6 @@
 /* capacitor: wraps any native backend (core/capacitor.h).  State: the
  * capacitor word in bytes 0..7, the inner lock's state from byte 8. */
-#include "backend.h"
+#include "wrapper.h"
 
 #include "../core/capacitor.h"
 

@@ -1,6 +1,6 @@
 /* restrict: wraps any native backend (core/restrict.h).  State: the
  * restrict word in bytes 0..7, the inner lock's state from byte 8. */
-#include "backend.h"
+#include "wrapper.h"
 
 #include "../core/restrict.h"
 

@@ -73,8 +73,7 @@ const struct ls_lock_ops *ls_backend_select(const char *name, char *err, size_t 
 		         b->name, inner_name, LS_LOCK_STATE_BYTES - b->state_size, accepted);
 		return NULL;
 	}
-	b->compose(inner);
-	return b;
+	return b->compose(inner);
 }
 
 void ls_backend_each(void (*fn)(const char *name, const char *about, void *arg), void *arg)

@@ -16,8 +16,13 @@ _Atomic unsigned ls_capacitor_skip;
 _Atomic unsigned ls_capacitor_mode = LS_CAP_MODE_ALWAYS;
 _Atomic(ls_capacitor_trace_fn) ls_capacitor_trace;
 
-#define DEPART_MASK (0xffffull << LS_CAP_DEPART_SHIFT)
-#define BASE_MASK (0xffffull << LS_CAP_BASE_SHIFT)
+static void traced(struct ls_capacitor *c, uint16_t t)
+{
+	ls_capacitor_trace_fn f = atomic_load_explicit(&ls_capacitor_trace, memory_order_relaxed);
+	if (f)
+		f(c, t);
+}
+
 
 /* The ticket semaphore sleeps on the word's low 32 bits (base, depart),
  * which change whenever a platoon opens. */
@@ -28,13 +33,6 @@ static _Atomic uint32_t *low_half(struct ls_capacitor *c)
 #else
 	return (_Atomic uint32_t *)(void *)((char *)&c->word + 4);
 #endif
-}
-
-static void traced(struct ls_capacitor *c, uint16_t t)
-{
-	ls_capacitor_trace_fn f = atomic_load_explicit(&ls_capacitor_trace, memory_order_relaxed);
-	if (f)
-		f(c, t);
 }
 
 /* Whether the current holder came through the semaphore (it holds one
@@ -121,7 +119,7 @@ void ls_capacitor_open_platoon(struct ls_capacitor *c, uint64_t w, unsigned b)
 		 * next platoons: open as many whole platoons as are complete. */
 		n = ls_capacitor_depart_of(w) / b;
 		uint64_t base = (uint16_t)(ls_capacitor_base_of(w) + n * b);
-		nw = (w & ~(DEPART_MASK | BASE_MASK | LS_CAP_WAITERS)) |
+		nw = (w & ~(LS_CAP_DEPART_MASK | LS_CAP_BASE_MASK | LS_CAP_WAITERS)) |
 		     ((uint64_t)(ls_capacitor_depart_of(w) - n * b) << LS_CAP_DEPART_SHIFT) |
 		     (base << LS_CAP_BASE_SHIFT);
 		/* seq_cst: the waiting array's protocol (core/twa.h). */
@@ -267,8 +265,8 @@ static void leave_capacitor(void *arg)
 }
 
 /* Arrive (take a ticket, wait for its platoon), then the inner lock. */
-static int through_semaphore(struct ls_capacitor *c, const struct ls_lockable *in, void *inner,
-                             clockid_t clock, const struct timespec *abstime)
+int ls_capacitor_arrive(struct ls_capacitor *c, const struct ls_lockable *in, void *inner,
+                        clockid_t clock, const struct timespec *abstime)
 {
 	struct ls_wait_scope sc;
 	struct ls_wait_frame f;
@@ -296,6 +294,13 @@ static int through_semaphore(struct ls_capacitor *c, const struct ls_lockable *i
 	return r;
 }
 
+int ls_capacitor_admit_then_lock(struct ls_capacitor *c, const struct ls_lockable *in,
+                                 void *inner, uint16_t t, unsigned b)
+{
+	ls_capacitor_take_slow(c, t, b, CLOCK_MONOTONIC, NULL); /* 0: no deadline */
+	return in->lock(inner);
+}
+
 int ls_capacitor_acquire(struct ls_capacitor *c, const struct ls_lockable *in, void *inner,
                          clockid_t clock, const struct timespec *abstime)
 {
@@ -305,5 +310,5 @@ int ls_capacitor_acquire(struct ls_capacitor *c, const struct ls_lockable *in, v
 	} else if (skip_now()) {
 		return abstime ? in->timedlock(inner, clock, abstime) : in->lock(inner);
 	}
-	return through_semaphore(c, in, inner, clock, abstime);
+	return ls_capacitor_arrive(c, in, inner, clock, abstime);
 }

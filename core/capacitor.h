@@ -90,10 +90,13 @@
 
 #include "lockable.h"
 #include "thread.h"
+#include "wait.h"
 
 #define LS_CAP_BASE_SHIFT 0
 #define LS_CAP_DEPART_SHIFT 16
 #define LS_CAP_DEPART_ONE (1ull << LS_CAP_DEPART_SHIFT)
+#define LS_CAP_DEPART_MASK (0xffffull << LS_CAP_DEPART_SHIFT)
+#define LS_CAP_BASE_MASK (0xffffull << LS_CAP_BASE_SHIFT)
 #define LS_CAP_HOLDER (1ull << 32)
 #define LS_CAP_WAITERS (1ull << 33)
 #define LS_CAP_EPOCH_SHIFT 40
@@ -127,15 +130,26 @@ void ls_capacitor_open_platoon(struct ls_capacitor *c, uint64_t w, unsigned b);
 bool ls_capacitor_skip_draw(unsigned per_mille);
 
 /* The inner lock is driven through `in` (core/lockable.h); its state is
- * `inner`.  abstime NULL = no deadline. */
+ * `inner`.  abstime NULL = no deadline.
+ *   ls_capacitor_acquire  the whole protocol, every mode
+ *   ls_capacitor_arrive   through the semaphore, then the inner lock
+ *                         (inside a cancellation scope)
+ *   ls_capacitor_admit_then_lock   ticket t taken, not yet admitted, no
+ *                         deadline, not asynchronously cancellable: wait
+ *                         for admission, then the inner lock */
+int ls_capacitor_admit_then_lock(struct ls_capacitor *c, const struct ls_lockable *in,
+                                 void *inner, uint16_t t, unsigned b);
+int ls_capacitor_arrive(struct ls_capacitor *c, const struct ls_lockable *in, void *inner,
+                        clockid_t clock, const struct timespec *abstime);
 int ls_capacitor_acquire(struct ls_capacitor *c, const struct ls_lockable *in, void *inner,
                          clockid_t clock, const struct timespec *abstime);
 int ls_capacitor_trylock(struct ls_capacitor *c, const struct ls_lockable *in, void *inner);
 
+/* B, in 1..LS_CAP_MAX_BYPASS: the option's range (interpose/options.def),
+ * which whoever else stores it (the unit tests) keeps to. */
 static inline unsigned ls_capacitor_b(void)
 {
-	unsigned b = atomic_load_explicit(&ls_capacitor_bypass, memory_order_relaxed);
-	return b == 0 ? 1 : b > LS_CAP_MAX_BYPASS ? LS_CAP_MAX_BYPASS : b;
+	return atomic_load_explicit(&ls_capacitor_bypass, memory_order_relaxed);
 }
 
 static inline uint16_t ls_capacitor_ticket_of(uint64_t w)
@@ -181,20 +195,75 @@ static inline bool ls_capacitor_marks_holder(void)
 	       atomic_load_explicit(&ls_capacitor_skip, memory_order_relaxed) != 0;
 }
 
-/* One departure; the one that completes a platoon opens the next. */
+/* One departure; the one that completes a platoon opens the next.  The
+ * common opening, inline: exactly one platoon complete, nobody asleep on
+ * the ticket semaphore (WAITERS clear) and no ticket handed out beyond
+ * the old platoon, so nobody to wake: one CAS.  Anything else, or a CAS
+ * that lost to another change of the word, is ls_capacitor_open_platoon's
+ * (which starts again from the word the CAS saw). */
 static inline void ls_capacitor_depart(struct ls_capacitor *c)
 {
 	unsigned b = ls_capacitor_b();
 	/* relaxed: the semaphore orders no data (the inner lock does). */
-	uint64_t w = atomic_fetch_add_explicit(&c->word, LS_CAP_DEPART_ONE, memory_order_relaxed);
-	if (ls_capacitor_depart_of(w) + 1 == b)
-		ls_capacitor_open_platoon(c, w + LS_CAP_DEPART_ONE, b);
+	uint64_t w = atomic_fetch_add_explicit(&c->word, LS_CAP_DEPART_ONE, memory_order_relaxed) +
+	             LS_CAP_DEPART_ONE;
+	if (__builtin_expect(ls_capacitor_depart_of(w) != b, 1))
+		return;
+	uint16_t base = ls_capacitor_base_of(w);
+	if (!(w & LS_CAP_WAITERS) && (uint16_t)(ls_capacitor_ticket_of(w) - base) <= b) {
+		uint64_t nw = (w & ~(LS_CAP_DEPART_MASK | LS_CAP_BASE_MASK)) |
+		              ((uint64_t)(uint16_t)(base + b) << LS_CAP_BASE_SHIFT);
+		/* seq_cst: the waiting array's protocol (core/twa.h), as in
+		 * ls_capacitor_open_platoon. */
+		if (atomic_compare_exchange_strong_explicit(&c->word, &w, nw, memory_order_seq_cst,
+		                                            memory_order_relaxed))
+			return;
+	}
+	ls_capacitor_open_platoon(c, w, b);
 }
 
+/*
+ * lock: inline, so that a composition whose inner table is a constant
+ * (backends/wrapper.h) calls the inner lock's own inline verbs instead of
+ * going through pointers.  The uncontended arrival in the default mode
+ * (every holder departs) is: the epoch check, one fetch-add for the
+ * ticket, the inner lock; its slow paths are tail calls, so the fast path
+ * saves no registers.
+ *
+ * It needs no cancellation scope while the thread cannot be cancelled
+ * asynchronously (ls_wait_async false: deferred cancellation cannot act
+ * inside a lock call, which is no cancellation point), so the arrival
+ * and the wait for admission run without one.  A thread that can be
+ * cancelled asynchronously goes through ls_capacitor_acquire, which holds
+ * a scope from before the ticket is taken; so do the fractional bypass,
+ * a traced arrival (tests) and the first arrival after a fork.  The epoch
+ * seen equal to the current one stays so until the fetch-add: only a fork
+ * child changes ls_fork_epoch (before it has other threads), and the
+ * word's epoch is renewed only by a thread that sees it differ.
+ */
 static inline int ls_capacitor_lock(struct ls_capacitor *c, const struct ls_lockable *in,
                                     void *inner)
 {
-	return ls_capacitor_acquire(c, in, inner, CLOCK_MONOTONIC, NULL);
+	if (ls_capacitor_contended_mode()) {
+		if (__builtin_expect(in->trylock(inner) == 0, 1))
+			return 0;
+		return ls_capacitor_arrive(c, in, inner, CLOCK_MONOTONIC, NULL);
+	}
+	uint64_t w = atomic_load_explicit(&c->word, memory_order_relaxed);
+	if (__builtin_expect(atomic_load_explicit(&ls_capacitor_skip, memory_order_relaxed) |
+	                             ls_wait_async |
+	                             (atomic_load_explicit(&ls_capacitor_trace,
+	                                                   memory_order_relaxed) != NULL) |
+	                             (ls_capacitor_epoch_of(w) != ls_capacitor_epoch_now()),
+	                     0))
+		return ls_capacitor_acquire(c, in, inner, CLOCK_MONOTONIC, NULL);
+	unsigned b = ls_capacitor_b();
+	/* relaxed: the semaphore orders no data (the inner lock does). */
+	w = atomic_fetch_add_explicit(&c->word, LS_CAP_TICKET_ONE, memory_order_relaxed);
+	uint16_t t = ls_capacitor_ticket_of(w);
+	if (__builtin_expect(!ls_capacitor_admitted(w, t, b), 0))
+		return ls_capacitor_admit_then_lock(c, in, inner, t, b);
+	return in->lock(inner); /* lock() cannot fail */
 }
 
 static inline int ls_capacitor_timedlock(struct ls_capacitor *c, const struct ls_lockable *in,
@@ -211,17 +280,19 @@ static inline void ls_capacitor_unlock(struct ls_capacitor *c, const struct ls_l
 	 * and above all no second departure. */
 	if (!in->is_locked(inner))
 		return;
+	bool departs = true; /* every holder does, unless some skip */
 	if (ls_capacitor_marks_holder()) {
-		if (!(atomic_load_explicit(&c->word, memory_order_relaxed) & LS_CAP_HOLDER)) {
-			in->unlock(inner);
-			return;
-		}
+		departs = atomic_load_explicit(&c->word, memory_order_relaxed) & LS_CAP_HOLDER;
 		/* relaxed: only the inner lock's holder touches this bit; the
 		 * inner lock orders the set/clear of successive holders. */
-		atomic_fetch_and_explicit(&c->word, ~LS_CAP_HOLDER, memory_order_relaxed);
+		if (departs)
+			atomic_fetch_and_explicit(&c->word, ~LS_CAP_HOLDER, memory_order_relaxed);
 	}
+	/* One call site of the inner unlock, which a constant lockable turns
+	 * into the inner lock's inline verb. */
 	in->unlock(inner);
-	ls_capacitor_depart(c);
+	if (departs)
+		ls_capacitor_depart(c);
 }
 
 #endif
