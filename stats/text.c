@@ -260,6 +260,8 @@ void ls_stats_write_text(const struct ls_snap *s, struct ls_out *o, const char *
 	ls_fmt_ns(elapsed, sizeof elapsed, (double)(s->now_ns - c->start_ns));
 	ls_out_printf(o, "\nlockswap stats (%s): pid %d (%s), backend %s, ", reason, (int)getpid(),
 	              program_invocation_short_name, ls_stats_backend_name());
+	if (s->nrwlock)
+		ls_out_printf(o, "rwlock %s, ", ls_stats_rwlock_backend_name());
 	if (c->mode == LS_STATS_FULL)
 		ls_out_put(o, "mode full (every wait and hold timed)");
 	else
