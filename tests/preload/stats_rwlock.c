@@ -63,14 +63,17 @@ static pthread_rwlock_t timed_rw = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_rwlock_t contend_rw = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_rwlock_t shared_rw;
 
-static long counter, read_sum;
+static volatile long counter;
+static _Atomic long torn_reads; /* a write seen inside a read: exclusion broken */
 
 __attribute__((noinline)) static void *count_worker(void *arg)
 {
 	long n = (long)(intptr_t)arg + 1;
 	for (long i = 0; i < n * COUNT_READS; i++) {
 		pthread_rwlock_rdlock(&count_rw);
-		__atomic_add_fetch(&read_sum, counter >= 0, __ATOMIC_RELAXED);
+		long seen = counter;
+		if (counter != seen)
+			atomic_fetch_add(&torn_reads, 1);
 		pthread_rwlock_unlock(&count_rw);
 		if (i % (COUNT_READS / COUNT_WRITES) == 0) {
 			pthread_rwlock_wrlock(&count_rw);
@@ -291,6 +294,7 @@ int main(void)
 		pthread_join(t[i], NULL);
 	long writes = COUNT_WRITES * COUNT_THREADS * (COUNT_THREADS + 1) / 2;
 	CHECK_EQ(counter, writes, "count_rw: every write counted");
+	CHECK_EQ(torn_reads, 0, "count_rw: no write inside a read");
 	try_phase();
 	timed_phase();
 	contend_phase();
