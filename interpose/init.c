@@ -16,6 +16,7 @@
 const struct ls_lock_ops *_Atomic ls_active_backend;
 size_t ls_cond_flags_offset = 36;
 char ls_active_name[LS_ACTIVE_NAME_MAX];
+__thread bool ls_hold_due;
 extern const struct ls_lock_ops ls_backend_glibc;
 
 /* Thread records are returned at thread exit through a pthread key whose
@@ -88,6 +89,8 @@ static void configure_stats(void)
 		.top = atomic_load_explicit(&ls_opt_stats_top, memory_order_relaxed),
 		.sample = atomic_load_explicit(&ls_opt_stats_sample, memory_order_relaxed),
 		.backend = ls_active_name,
+		/* relaxed: selected by this thread, in this ls_init. */
+		.rwlock = atomic_load_explicit(&ls_rwlock_active, memory_order_relaxed)->name,
 		.file = option_text("STATS_FILE"),
 		.folded = option_text("STATS_FOLDED"),
 		.signal = option_text("STATS_SIGNAL"),
@@ -157,11 +160,14 @@ const struct ls_lock_ops *ls_init(void)
 	if (!atomic_compare_exchange_strong_explicit(&ls_active_backend, &expected, b,
 	                                             memory_order_acq_rel, memory_order_acquire))
 		return expected; /* another thread finished first: same answer */
-	/* The statistics mode is chosen here, once: with it on the gate
-	 * stays closed and every call takes its slow path; otherwise plain
-	 * mutexes go straight to the backend (or to glibc). */
-	if (!ls_observing())
+	/* The statistics mode is chosen here, once: with it on the gates
+	 * stay closed and every call takes its slow path; otherwise plain
+	 * mutexes go straight to the backend (or to glibc), and so do
+	 * rwlocks. */
+	if (!ls_observing()) {
 		ls_gate_open(b);
+		ls_rwlock_gate_open();
+	}
 	return b;
 }
 

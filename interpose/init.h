@@ -46,6 +46,11 @@ static inline bool ls_observing(void)
 	return atomic_load_explicit(&ls_opt_stats, memory_order_relaxed) != LS_STATS_OFF;
 }
 
+/* Set when the statistics asked for the whole protocol (a hold sample
+ * that starts before the try) on this thread's next lock, mutex or rwlock
+ * (the answer of ls_stats_locked and ls_stats_lock_end). */
+extern __thread bool ls_hold_due;
+
 /* Byte offset of glibc's condvar flags word (bit 0 pshared, bit 1 clock):
  * 36 in glibc 2.36, 28 from 2.41; probed at start-up. */
 extern size_t ls_cond_flags_offset;

@@ -276,10 +276,6 @@ static inline int unlock_body(pthread_mutex_t *m, const struct ls_lock_ops *b, i
 	return kind_unlock(m, b, kind);
 }
 
-/* Set when the statistics asked for the whole protocol (a hold sample
- * that starts before the try) on this thread's next lock. */
-static __thread bool hold_due;
-
 /* Lock, timedlock, clocklock: try first (an uncontended acquisition), then
  * block (a contended one), as the hooks count them. */
 #define INLINE inline __attribute__((always_inline))
@@ -300,7 +296,7 @@ static INLINE int observed_lock(pthread_mutex_t *m, const struct ls_lock_ops *b,
 		ls_stats_lock_blocks(&k);
 		e = w->abstime ? timed(m, w->clock, w->abstime, w->is_clocklock) : kind_lock(m, b, kind);
 	}
-	hold_due = ls_stats_lock_end(&k, e);
+	ls_hold_due = ls_stats_lock_end(&k, e);
 	return e;
 }
 
@@ -312,7 +308,7 @@ static INLINE int observed_trylock(pthread_mutex_t *m, const struct ls_lock_ops 
 	stats_obj(m, b, kind, &o);
 	ls_stats_lock_begin(&k, &o, site, true);
 	int e = try_body(m, b, kind);
-	hold_due = ls_stats_lock_end(&k, e);
+	ls_hold_due = ls_stats_lock_end(&k, e);
 	return e;
 }
 
@@ -345,14 +341,14 @@ static void forget(pthread_mutex_t *m)
 static INLINE int observed_plain_lock(pthread_mutex_t *m, const struct ls_lock_ops *b,
                                       uintptr_t site)
 {
-	if (UNLIKELY(hold_due))
+	if (UNLIKELY(ls_hold_due))
 		return observed_lock(m, b, site, &(struct blocking){ 0 });
 	int32_t kind = ls_mutex_kind(ls_mutex_of(m));
 	int e = try_body(m, b, kind);
 	if (LIKELY(e == 0 || e == EOWNERDEAD)) {
 		struct ls_stats_obj o;
 		stats_obj(m, b, kind, &o);
-		hold_due = ls_stats_locked(&o, site);
+		ls_hold_due = ls_stats_locked(&o, site);
 		return e;
 	}
 	if (e != EBUSY)
@@ -363,7 +359,7 @@ static INLINE int observed_plain_lock(pthread_mutex_t *m, const struct ls_lock_o
 	ls_stats_lock_begin(&k, &o, site, false);
 	ls_stats_lock_blocks(&k);
 	e = kind_lock(m, b, kind);
-	hold_due = ls_stats_lock_end(&k, e);
+	ls_hold_due = ls_stats_lock_end(&k, e);
 	return e;
 }
 

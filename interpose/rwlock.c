@@ -17,6 +17,13 @@
  *   EAGAIN   reader count would overflow
  * destroy always returns 0, as glibc's does; unlocking a lock the caller
  * does not hold is undefined (glibc corrupts its state too).
+ *
+ * The fast path is one load of the gate (rwlock.h) and the call's body.
+ * The slow path (gate closed: before initialisation, or statistics on)
+ * serves the call with the same bodies; with statistics on it calls the
+ * hooks (stats/hooks.h) around them, as the mutex's slow path does: a
+ * lock first tries (tryrdlock/trywrlock), and only a failed try blocks,
+ * so "contended" means the first try found the lock unavailable.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -32,6 +39,15 @@
 #include "rwlock_real.h"
 
 const struct ls_rwlock_ops *_Atomic ls_rwlock_active;
+const struct ls_rwlock_ops *_Atomic ls_rwlock_gate;
+
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+/* The return address into the program: meaningful in the slow paths,
+ * which the exported functions reach by a sibling call (a jump). */
+#define CALLER() ((uintptr_t)__builtin_return_address(0))
+#define SLOW __attribute__((noinline))
+#define INLINE inline __attribute__((always_inline))
 
 void ls_rwlock_select(bool options_ok)
 {
@@ -46,6 +62,21 @@ void ls_rwlock_select(bool options_ok)
 	/* relaxed: published by ls_init's release store of the mutex backend,
 	 * which every entry point acquires through ls_active() first. */
 	atomic_store_explicit(&ls_rwlock_active, b, memory_order_relaxed);
+}
+
+void ls_rwlock_gate_open(void)
+{
+	/* release: pairs with the acquire in gate(); everything ls_init set
+	 * up (the backend, glibc's timed functions, thread records) is
+	 * visible to a call that finds the gate open. */
+	atomic_store_explicit(&ls_rwlock_gate,
+	                      atomic_load_explicit(&ls_rwlock_active, memory_order_relaxed),
+	                      memory_order_release);
+}
+
+static inline const struct ls_rwlock_ops *gate(void)
+{
+	return atomic_load_explicit(&ls_rwlock_gate, memory_order_acquire);
 }
 
 static inline const struct ls_rwlock_ops *rw_backend(void)
@@ -82,24 +113,10 @@ static inline int wrote(struct ls_rw *x, int r)
 	return r;
 }
 
-LS_EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr)
-{
-	/* glibc validates the attributes, zeroes all 56 bytes (= unlocked for
-	 * every backend) and writes __flags and __shared. */
-	rw_backend();
-	return ls_real_rwlock_init(l, attr);
-}
+/* ---- the bodies: serve one call with backend b ---- */
 
-LS_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *l)
+static INLINE int rdlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
 {
-	if (served_by_glibc(rw_backend(), ls_rw_of(l)))
-		return ls_real_rwlock_destroy(l);
-	return 0;
-}
-
-LS_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
-{
-	const struct ls_rwlock_ops *b = rw_backend();
 	struct ls_rw *x = ls_rw_of(l);
 	if (served_by_glibc(b, x))
 		return ls_real_rwlock_rdlock(l);
@@ -108,18 +125,16 @@ LS_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 	return b->rdlock(x->lock, ls_rw_flags(x));
 }
 
-LS_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+static INLINE int tryrdlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
 {
-	const struct ls_rwlock_ops *b = rw_backend();
 	struct ls_rw *x = ls_rw_of(l);
 	if (served_by_glibc(b, x))
 		return ls_real_rwlock_tryrdlock(l);
 	return b->tryrdlock(x->lock, ls_rw_flags(x));
 }
 
-LS_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+static INLINE int wrlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
 {
-	const struct ls_rwlock_ops *b = rw_backend();
 	struct ls_rw *x = ls_rw_of(l);
 	if (served_by_glibc(b, x))
 		return ls_real_rwlock_wrlock(l);
@@ -128,62 +143,45 @@ LS_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 	return wrote(x, b->wrlock(x->lock, ls_rw_flags(x)));
 }
 
-LS_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+static INLINE int trywrlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
 {
-	const struct ls_rwlock_ops *b = rw_backend();
 	struct ls_rw *x = ls_rw_of(l);
 	if (served_by_glibc(b, x))
 		return ls_real_rwlock_trywrlock(l);
 	return wrote(x, b->trywrlock(x->lock, ls_rw_flags(x)));
 }
 
-/* The four timed forms.  glibc checks the clock and tv_nsec first, even
- * when the lock is free, then EDEADLK, then blocks. */
-static int timed(pthread_rwlock_t *l, clockid_t clock, const struct timespec *abstime,
-                 bool is_clock, bool write)
+/* A deadline, for the four timed forms. */
+struct deadline {
+	clockid_t clock;
+	const struct timespec *abstime; /* NULL: no deadline (rdlock, wrlock) */
+	bool is_clock;                  /* clockrdlock/clockwrlock */
+};
+
+/* glibc checks the clock and tv_nsec first, even when the lock is free,
+ * then EDEADLK, then blocks. */
+static int timed_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
+                      const struct deadline *d, bool write)
 {
-	const struct ls_rwlock_ops *b = rw_backend();
 	struct ls_rw *x = ls_rw_of(l);
 	if (served_by_glibc(b, x)) {
-		if (is_clock)
-			return (write ? ls_real_rwlock.clockwrlock : ls_real_rwlock.clockrdlock)(l, clock, abstime);
-		return (write ? ls_real_rwlock.timedwrlock : ls_real_rwlock.timedrdlock)(l, abstime);
+		if (d->is_clock)
+			return (write ? ls_real_rwlock.clockwrlock
+			              : ls_real_rwlock.clockrdlock)(l, d->clock, d->abstime);
+		return (write ? ls_real_rwlock.timedwrlock : ls_real_rwlock.timedrdlock)(l, d->abstime);
 	}
-	if (!ls_clock_supported(clock) || !ls_timespec_valid(abstime))
+	if (!ls_clock_supported(d->clock) || !ls_timespec_valid(d->abstime))
 		return EINVAL;
 	if (writing(x))
 		return EDEADLK;
 	unsigned f = ls_rw_flags(x);
 	if (write)
-		return wrote(x, b->timedwrlock(x->lock, f, clock, abstime));
-	return b->timedrdlock(x->lock, f, clock, abstime);
+		return wrote(x, b->timedwrlock(x->lock, f, d->clock, d->abstime));
+	return b->timedrdlock(x->lock, f, d->clock, d->abstime);
 }
 
-LS_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime)
+static INLINE int unlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
 {
-	return timed(l, CLOCK_REALTIME, abstime, false, false);
-}
-
-LS_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime)
-{
-	return timed(l, CLOCK_REALTIME, abstime, false, true);
-}
-
-LS_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock,
-                                         const struct timespec *abstime)
-{
-	return timed(l, clock, abstime, true, false);
-}
-
-LS_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock,
-                                         const struct timespec *abstime)
-{
-	return timed(l, clock, abstime, true, true);
-}
-
-LS_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
-{
-	const struct ls_rwlock_ops *b = rw_backend();
 	struct ls_rw *x = ls_rw_of(l);
 	if (served_by_glibc(b, x))
 		return ls_real_rwlock_unlock(l);
@@ -193,6 +191,279 @@ LS_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 		atomic_store_explicit(&x->writer, 0, memory_order_relaxed);
 	b->unlock(x->lock, ls_rw_flags(x));
 	return 0;
+}
+
+/* ---- statistics on: the same bodies, with the hooks around them ---- */
+
+static inline void stats_obj(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
+                             struct ls_stats_obj *o)
+{
+	struct ls_rw *x = ls_rw_of(l);
+	bool glibc = served_by_glibc(b, x);
+	o->addr = l;
+	/* Bytes 32..35 keep the record id while lockswap serves the object;
+	 * glibc's bytes are all glibc's: its objects are found by address. */
+	o->slot = glibc ? NULL : &x->stats;
+	/* relaxed: written once by init, before the object is shared. */
+	o->kind = atomic_load_explicit(&x->kind, memory_order_relaxed) |
+	          (ls_rw_is_glibc(x) ? LS_STATS_RW_PSHARED : 0);
+	o->type = LS_REC_RWLOCK;
+	o->glibc = glibc;
+}
+
+/* The answers a lock call gives before it could block - EINVAL for a bad
+ * deadline, EDEADLK for the write holder - are neither contention nor an
+ * acquisition: found here, before the first try.  0 = go on.  glibc's
+ * own objects get glibc's answers from the blocking call. */
+static INLINE int refused(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
+                          const struct deadline *d)
+{
+	struct ls_rw *x = ls_rw_of(l);
+	if (d->abstime && (!ls_clock_supported(d->clock) || !ls_timespec_valid(d->abstime)))
+		return EINVAL;
+	if (!served_by_glibc(b, x) && writing(x))
+		return EDEADLK;
+	return 0;
+}
+
+static INLINE int try_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b, bool write)
+{
+	return write ? trywrlock_body(l, b) : tryrdlock_body(l, b);
+}
+
+static INLINE int block_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
+                             const struct deadline *d, bool write)
+{
+	if (d->abstime)
+		return timed_body(l, b, d, write);
+	return write ? wrlock_body(l, b) : rdlock_body(l, b);
+}
+
+/* The whole protocol: begin, try, [blocks, block], end. */
+static INLINE int observed_lock(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
+                                uintptr_t site, const struct deadline *d, bool write)
+{
+	int e = refused(l, b, d);
+	if (e)
+		return e;
+	struct ls_stats_obj o;
+	struct ls_stats_call k;
+	stats_obj(l, b, &o);
+	ls_stats_rw_begin(&k, &o, site, write, false);
+	e = try_body(l, b, write);
+	if (e == EBUSY) {
+		ls_stats_lock_blocks(&k);
+		e = block_body(l, b, d, write);
+	}
+	ls_hold_due = ls_stats_lock_end(&k, e);
+	return e;
+}
+
+/* A plain rdlock or wrlock: try, and if that got it (the common case) one
+ * hook counts it; otherwise the whole protocol. */
+static INLINE int observed_plain_lock(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
+                                      uintptr_t site, bool write)
+{
+	static const struct deadline none = { 0 };
+	if (UNLIKELY(ls_hold_due))
+		return observed_lock(l, b, site, &none, write);
+	int e = refused(l, b, &none);
+	if (e)
+		return e;
+	e = try_body(l, b, write);
+	struct ls_stats_obj o;
+	if (LIKELY(e == 0)) {
+		stats_obj(l, b, &o);
+		ls_hold_due = ls_stats_rw_locked(&o, site, write);
+		return 0;
+	}
+	if (e != EBUSY)
+		return e;
+	struct ls_stats_call k;
+	stats_obj(l, b, &o);
+	ls_stats_rw_begin(&k, &o, site, write, false);
+	ls_stats_lock_blocks(&k);
+	e = block_body(l, b, &none, write);
+	ls_hold_due = ls_stats_lock_end(&k, e);
+	return e;
+}
+
+static INLINE int observed_trylock(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
+                                   uintptr_t site, bool write)
+{
+	struct ls_stats_obj o;
+	struct ls_stats_call k;
+	stats_obj(l, b, &o);
+	ls_stats_rw_begin(&k, &o, site, write, true);
+	int e = try_body(l, b, write);
+	ls_hold_due = ls_stats_lock_end(&k, e);
+	return e;
+}
+
+static INLINE int observed_unlock(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
+                                  uintptr_t site)
+{
+	if (LIKELY(!ls_stats_unlock_wanted()))
+		return unlock_body(l, b);
+	struct ls_stats_obj o;
+	struct ls_stats_call k;
+	stats_obj(l, b, &o);
+	ls_stats_unlock_begin(&k, &o, site);
+	int e = unlock_body(l, b);
+	ls_stats_unlock_end(&k, e);
+	return e;
+}
+
+/* init (before glibc's) and destroy: the next use is a new object. */
+static void forget(pthread_rwlock_t *l)
+{
+	struct ls_stats_obj o;
+	stats_obj(l, rw_backend(), &o);
+	o.slot = &ls_rw_of(l)->stats; /* checked against the record's key */
+	ls_stats_forget(&o);
+}
+
+/* ---- the entry points ---- */
+
+/* The statistics are only looked at behind a closed gate (after
+ * rw_backend(), which initialises). */
+static inline bool observing(void)
+{
+	return !gate() && ls_observing();
+}
+
+LS_EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr)
+{
+	/* glibc validates the attributes, zeroes all 56 bytes (= unlocked for
+	 * every backend) and writes __flags and __shared. */
+	rw_backend();
+	if (UNLIKELY(observing()))
+		forget(l);
+	return ls_real_rwlock_init(l, attr);
+}
+
+LS_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *l)
+{
+	const struct ls_rwlock_ops *b = rw_backend();
+	if (UNLIKELY(observing()))
+		forget(l);
+	if (served_by_glibc(b, ls_rw_of(l)))
+		return ls_real_rwlock_destroy(l);
+	return 0;
+}
+
+static SLOW int rdlock_slow(pthread_rwlock_t *l)
+{
+	const struct ls_rwlock_ops *b = rw_backend();
+	if (UNLIKELY(ls_observing()))
+		return observed_plain_lock(l, b, CALLER(), false);
+	return rdlock_body(l, b);
+}
+
+LS_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	const struct ls_rwlock_ops *b = gate();
+	if (LIKELY(b != NULL))
+		return rdlock_body(l, b);
+	return rdlock_slow(l);
+}
+
+static SLOW int tryrdlock_slow(pthread_rwlock_t *l)
+{
+	const struct ls_rwlock_ops *b = rw_backend();
+	if (UNLIKELY(ls_observing()))
+		return observed_trylock(l, b, CALLER(), false);
+	return tryrdlock_body(l, b);
+}
+
+LS_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
+{
+	const struct ls_rwlock_ops *b = gate();
+	if (LIKELY(b != NULL))
+		return tryrdlock_body(l, b);
+	return tryrdlock_slow(l);
+}
+
+static SLOW int wrlock_slow(pthread_rwlock_t *l)
+{
+	const struct ls_rwlock_ops *b = rw_backend();
+	if (UNLIKELY(ls_observing()))
+		return observed_plain_lock(l, b, CALLER(), true);
+	return wrlock_body(l, b);
+}
+
+LS_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	const struct ls_rwlock_ops *b = gate();
+	if (LIKELY(b != NULL))
+		return wrlock_body(l, b);
+	return wrlock_slow(l);
+}
+
+static SLOW int trywrlock_slow(pthread_rwlock_t *l)
+{
+	const struct ls_rwlock_ops *b = rw_backend();
+	if (UNLIKELY(ls_observing()))
+		return observed_trylock(l, b, CALLER(), true);
+	return trywrlock_body(l, b);
+}
+
+LS_EXPORT int pthread_rwlock_trywrlock(pthread_rwlock_t *l)
+{
+	const struct ls_rwlock_ops *b = gate();
+	if (LIKELY(b != NULL))
+		return trywrlock_body(l, b);
+	return trywrlock_slow(l);
+}
+
+/* The four timed forms: a deadline is a slow call, they always take this
+ * path (reached by a sibling call, so CALLER() is the program's site). */
+static SLOW int timed_entry(pthread_rwlock_t *l, clockid_t clock, const struct timespec *abstime,
+                            bool is_clock, bool write)
+{
+	const struct ls_rwlock_ops *b = rw_backend();
+	const struct deadline d = { clock, abstime, is_clock };
+	if (UNLIKELY(observing()))
+		return observed_lock(l, b, CALLER(), &d, write);
+	return timed_body(l, b, &d, write);
+}
+
+LS_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime)
+{
+	return timed_entry(l, CLOCK_REALTIME, abstime, false, false);
+}
+
+LS_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime)
+{
+	return timed_entry(l, CLOCK_REALTIME, abstime, false, true);
+}
+
+LS_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clock,
+                                         const struct timespec *abstime)
+{
+	return timed_entry(l, clock, abstime, true, false);
+}
+
+LS_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock,
+                                         const struct timespec *abstime)
+{
+	return timed_entry(l, clock, abstime, true, true);
+}
+
+static SLOW int unlock_slow(pthread_rwlock_t *l)
+{
+	const struct ls_rwlock_ops *b = rw_backend();
+	if (UNLIKELY(ls_observing()))
+		return observed_unlock(l, b, CALLER());
+	return unlock_body(l, b);
+}
+
+LS_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
+{
+	const struct ls_rwlock_ops *b = gate();
+	if (LIKELY(b != NULL))
+		return unlock_body(l, b);
+	return unlock_slow(l);
 }
 
 /* The rwlock backend serving this process, for tests and tools. */

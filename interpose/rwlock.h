@@ -13,6 +13,16 @@
 
 extern const struct ls_rwlock_ops *_Atomic ls_rwlock_active;
 
+/* The rwlock entry points' gate (the mutex's is gate.h): the backend that
+ * serves a call at once, or NULL - before ls_init() and with statistics
+ * on - for the slow path, which initialises and calls the statistics'
+ * hooks.  So with statistics off the entry points never test the mode. */
+extern const struct ls_rwlock_ops *_Atomic ls_rwlock_gate;
+
+/* Called once by the ls_init() that published the backends, when
+ * statistics are off. */
+void ls_rwlock_gate_open(void);
+
 /* Called by ls_init(): options_ok false means a bad configuration, where
  * the whole program runs on glibc's own locks, rwlocks included. */
 void ls_rwlock_select(bool options_ok);

@@ -3,7 +3,8 @@
  * per slot (live blocks read racily, exited records, folded threads),
  * fairness sums, and the slots ranked for the summary.
  *
- * Fairness of a mutex is over the threads that acquired it at least once:
+ * Fairness of a mutex, and of each mode of an rwlock (its read and its
+ * write record), is over the threads that acquired it at least once:
  * min and max share of acquisitions, and Jain's index
  * J = (sum x)^2 / (n * sum x^2), 1 when every thread got the same number,
  * 1/n when one thread got them all.
@@ -40,7 +41,7 @@ static void add_thread(struct ls_snap_lock *l, const uint64_t *c)
 	for (int k = 0; k < LS_C_N; k++)
 		l->c[k] += c[k];
 	uint64_t a = c[LS_C_ACQ];
-	if (l->type != LS_REC_MUTEX || !a)
+	if (l->type == LS_REC_COND || !a)
 		return;
 	if (!l->nthreads || a < l->share_min)
 		l->share_min = a;
@@ -88,10 +89,9 @@ double ls_stats_percentile(const struct ls_stats_timing *t, double q)
 	return max;
 }
 
-static int by_wait(const void *a, const void *b, void *arg)
+/* Rank by estimated wait, then waits, then the first counter. */
+static int rank(const struct ls_snap_lock *x, const struct ls_snap_lock *y)
 {
-	const struct ls_snap *s = arg;
-	const struct ls_snap_lock *x = &s->lock[*(const uint32_t *)a], *y = &s->lock[*(const uint32_t *)b];
 	if (x->est_wait_ns != y->est_wait_ns)
 		return x->est_wait_ns < y->est_wait_ns ? 1 : -1;
 	int k = x->type == LS_REC_COND ? LS_C_WAIT : LS_C_CONTENDED;
@@ -99,7 +99,35 @@ static int by_wait(const void *a, const void *b, void *arg)
 		return x->c[k] < y->c[k] ? 1 : -1;
 	if (x->c[0] != y->c[0])
 		return x->c[0] < y->c[0] ? 1 : -1;
-	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+	return 0;
+}
+
+static int by_wait(const void *a, const void *b, void *arg)
+{
+	const struct ls_snap *s = arg;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	int r = rank(&s->lock[i], &s->lock[j]);
+	return r ? r : i < j ? -1 : 1;
+}
+
+/* An rwlock's two records together: both modes' waits and counts. */
+static struct ls_snap_lock rw_total(const struct ls_snap *s, uint32_t slot)
+{
+	struct ls_snap_lock t = s->lock[slot];
+	const struct ls_snap_lock *w = &s->lock[slot + 1];
+	t.est_wait_ns += w->est_wait_ns;
+	for (int k = 0; k < LS_C_N; k++)
+		t.c[k] += w->c[k];
+	return t;
+}
+
+static int by_rw_wait(const void *a, const void *b, void *arg)
+{
+	const struct ls_snap *s = arg;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	struct ls_snap_lock x = rw_total(s, i), y = rw_total(s, j);
+	int r = rank(&x, &y);
+	return r ? r : i < j ? -1 : 1;
 }
 
 bool ls_snap_take(struct ls_snap *s)
@@ -110,14 +138,15 @@ bool ls_snap_take(struct ls_snap *s)
 	if (n > LS_STATS_MAX_SLOTS)
 		n = LS_STATS_MAX_SLOTS;
 	s->nslots = n;
-	s->map_bytes = (size_t)n * (sizeof(struct ls_snap_lock) + 2 * sizeof(uint32_t)) + 4096;
+	s->map_bytes = (size_t)n * (sizeof(struct ls_snap_lock) + 3 * sizeof(uint32_t)) + 4096;
 	void *p = mmap(NULL, s->map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return false;
 	s->map = p;
 	s->lock = p;
 	s->mutexes = (uint32_t *)(s->lock + n);
-	s->conds = s->mutexes + n;
+	s->rwlocks = s->mutexes + n;
+	s->conds = s->rwlocks + n;
 	for (uint32_t i = 1; i < n; i++)
 		s->lock[i].type = (uint8_t)(atomic_load_explicit(&ls_stats_rec(i)->key,
 		                                                 memory_order_acquire) & 3);
@@ -156,10 +185,17 @@ bool ls_snap_take(struct ls_snap *s)
 			continue;
 		if (l->type == LS_REC_MUTEX)
 			s->mutexes[s->nmutex++] = i;
-		else
+		else if (l->type == LS_REC_COND)
 			s->conds[s->ncond++] = i;
 	}
+	/* An rwlock is listed once, by its read slot, if either mode was used
+	 * (both records exist once the key of the first is seen). */
+	for (uint32_t i = 1; i + 1 < n; i++)
+		if (s->lock[i].type == LS_REC_RWLOCK && !ls_stats_rec(i)->rw_write &&
+		    (s->lock[i].active || s->lock[i + 1].active))
+			s->rwlocks[s->nrwlock++] = i;
 	qsort_r(s->mutexes, s->nmutex, sizeof *s->mutexes, by_wait, s);
+	qsort_r(s->rwlocks, s->nrwlock, sizeof *s->rwlocks, by_rw_wait, s);
 	qsort_r(s->conds, s->ncond, sizeof *s->conds, by_wait, s);
 	return true;
 }

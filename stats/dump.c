@@ -176,7 +176,7 @@ static void write_file(const struct ls_snap *s, const char *pattern, enum fmt f,
 	expand(pattern, path, sizeof path);
 	/* A process that used no lock (a shell or `timeout` in front of the
 	 * program, with the same environment) leaves an existing file alone. */
-	if (!s->nmutex && !s->ncond && access(path, F_OK) == 0)
+	if (!ls_snap_any(s) && access(path, F_OK) == 0)
 		return;
 	snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -217,7 +217,7 @@ void ls_stats_dump(const char *reason)
 	struct ls_snap s;
 	if (ls_snap_take(&s)) {
 		ls_symbols_begin();
-		if (ls_stats_cfg.top && (s.nmutex || s.ncond)) {
+		if (ls_stats_cfg.top && ls_snap_any(&s)) {
 			static struct ls_out err;
 			ls_out_init(&err, STDERR_FILENO);
 			ls_stats_write_text(&s, &err, reason);

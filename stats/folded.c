@@ -4,6 +4,8 @@
  *
  *     root;caller;...;innermost caller;[mutex 3 big_lock] 123456
  *
+ * (`rwlock` for an rwlock's waits of either mode, under the rwlock's id;
+ * `lockswap report --folded` writes the same lines from the JSON.)
  * One line per sampled contention event (waiter stack, outermost frame
  * first), the last frame naming the lock by its id and its variable (or
  * its first-use site when it has none); the
@@ -55,8 +57,13 @@ void ls_stats_write_folded(const struct ls_snap *s, struct ls_out *o)
 		for (char *p = name; *p; p++)
 			if (*p == ';' || *p == '\n' || *p == ']')
 				*p = '_';
-		ls_out_printf(o, "[%s %u %s] %llu\n",
-		              s->lock[e->slot].type == LS_REC_COND ? "condvar" : "mutex", e->slot, name,
+		static const char *const type_names[] = { [LS_REC_MUTEX] = "mutex",
+			                                  [LS_REC_COND] = "condvar",
+			                                  [LS_REC_RWLOCK] = "rwlock" };
+		uint8_t type = s->lock[e->slot].type;
+		if (!type) /* a record not in the snapshot: its key is not published yet */
+			continue;
+		ls_out_printf(o, "[%s %u %s] %llu\n", type_names[type], e->slot - r->rw_write, name,
 		              (unsigned long long)value);
 	}
 }

@@ -1,6 +1,6 @@
 /*
  * hooks.h - the statistics' whole interface to the shim.  One way: the
- * shim (interpose/observe.c) calls these hooks around the calls it serves;
+ * shim (interpose/mutex.c, cond.c, rwlock.c) calls these hooks around the calls it serves;
  * nothing under stats/ calls the shim.  What a hook needs to know about an
  * object (where its record id lives, its kind, whether glibc serves it) is
  * passed in, so stats/ depends on core/ only.
@@ -42,19 +42,26 @@ struct ls_stats_settings {
 	unsigned top;        /* LOCKSWAP_STATS_TOP */
 	unsigned sample;     /* LOCKSWAP_STATS_SAMPLE */
 	const char *backend; /* name of the active backend ("glibc" for pass-through) */
+	const char *rwlock;  /* name of the active rwlock backend (LOCKSWAP_RWLOCK) */
 	const char *file;    /* LOCKSWAP_STATS_FILE, "" = none */
 	const char *folded;  /* LOCKSWAP_STATS_FOLDED */
 	const char *signal;  /* LOCKSWAP_STATS_SIGNAL */
 };
 void ls_stats_configure(const struct ls_stats_settings *s);
 
-/* An object as the shim sees it. */
-enum { LS_REC_MUTEX = 1, LS_REC_COND = 2 };
+/* An object as the shim sees it.  The type is kept in the low two bits of
+ * a record's key (stats/impl.h), so there are at most three. */
+enum { LS_REC_MUTEX = 1, LS_REC_COND = 2, LS_REC_RWLOCK = 3 };
+/* The kind of an rwlock: glibc's __flags (0 prefer reader, 1 prefer
+ * writer, 2 prefer writer non-recursive), plus this bit when it is
+ * process-shared (the bit of glibc's mutex __kind that says so). */
+#define LS_STATS_RW_PSHARED 128
 struct ls_stats_obj {
 	void *addr;
 	_Atomic uint32_t *slot; /* a free word of the object that keeps its record id;
 	                           NULL: the bytes are all glibc's, look up by address */
-	int32_t kind;           /* mutex: glibc's __kind (< 0 destroyed); condvar: flags word */
+	int32_t kind;           /* mutex: glibc's __kind (< 0 destroyed); condvar: flags word;
+	                           rwlock: __flags | LS_STATS_RW_PSHARED */
 	uint8_t type;           /* LS_REC_* */
 	bool glibc;             /* served by glibc */
 };
@@ -65,6 +72,7 @@ enum {
 	LS_CALL_HOLD = 2,    /* a hold sample starts at t0 (or at the acquisition) */
 	LS_CALL_BLOCKED = 4, /* the first try found the mutex held */
 	LS_CALL_TIMED = 8,   /* this contended wait or condvar wait is timed */
+	LS_CALL_READ = 16,   /* an rwlock read: shared, so no holder is recorded */
 };
 struct ls_stats_call {
 	struct ls_stats_thread *t; /* NULL: this call is not recorded */
@@ -95,6 +103,19 @@ bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site);
 bool ls_stats_unlock_wanted(void);
 void ls_stats_unlock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site);
 void ls_stats_unlock_end(struct ls_stats_call *k, int result);
+
+/* Rwlock: the mutex protocol above, once per mode.  An rwlock has a record
+ * for its reads and one for its writes; `write` picks the one counted.
+ * The shim tries first (tryrdlock/trywrlock: a failure is contention, as
+ * for the mutex), and calls ls_stats_lock_blocks / ls_stats_lock_end with
+ * the call that ls_stats_rw_begin filled.  A read that the first try got
+ * writes nothing shared (its counters are the thread's own), so statistics
+ * do not serialise readers; only writes record the holder.  Unlock is the
+ * mutex's: ls_stats_unlock_wanted, then ls_stats_unlock_begin/end with the
+ * rwlock as the object. */
+void ls_stats_rw_begin(struct ls_stats_call *k, const struct ls_stats_obj *l, uintptr_t site,
+                       bool write, bool trylock);
+bool ls_stats_rw_locked(const struct ls_stats_obj *l, uintptr_t site, bool write);
 
 /* Condvar: signal/broadcast are counted before the call; a wait ends the
  * mutex's hold at begin and counts the re-acquisition at end. */

@@ -6,8 +6,9 @@
  *   per thread (struct ls_stats_thread, one mmap'ed block per live thread,
  *   written only by its thread, read racily by the report):
  *       count[slot] = { acquisitions, trylock failures, contended, owner
- *       changes } for a mutex; { signals, broadcasts, waits, timeouts } for
- *       a condvar.  The uncontended path writes nothing else but line 0 of
+ *       changes } for a mutex and each half of an rwlock (owner changes:
+ *       writes only); { signals, broadcasts, waits, timeouts } for a
+ *       condvar.  The uncontended path writes nothing else but line 0 of
  *       the lock record, and only when the holder changes (see below).
  *   per lock (struct ls_stats_lock, one slot of a fixed mmap'ed table):
  *       identity (written once), the last holder (written when it changes),
@@ -28,6 +29,16 @@
  * static initializers zero the id, so re-initialised memory gets a new
  * record, and a copied object or a slot from before a fork reset does not
  * match and gets its own.
+ *
+ * Rwlocks: two consecutive records, slot s for the reads and s + 1 for
+ * the writes, both keyed (address | LS_REC_RWLOCK); the object keeps s
+ * (bytes 32..35, or the address table when glibc serves it), and the
+ * second record has rw_write set.  Each half has the mutex's counters,
+ * timings and timeouts, so the mutex code counts either.  The write
+ * record's line 0 is the lock's: the holder and the holder's site are
+ * writers' (readers record none, so a read writes nothing shared), and
+ * requests for a holder's stack are made and answered there whatever the
+ * mode of the waiter or of the releaser.
  */
 #ifndef LS_STATS_IMPL_H
 #define LS_STATS_IMPL_H
@@ -91,16 +102,18 @@ struct ls_stats_lock {
 	uintptr_t site;   /* first use: return address into the caller */
 	int32_t kind;     /* glibc's __kind for a mutex, flags word for a condvar */
 	uint8_t glibc;    /* served by glibc (pure function of kind and backend) */
-	uint8_t pad1[3];
+	uint8_t rw_write; /* the write half of the rwlock whose reads are slot - 1 */
+	uint8_t pad1[2];
 	/* Rarely written. */
-	_Alignas(64) _Atomic uint64_t timeouts; /* timed mutex waits that timed out */
+	_Alignas(64) _Atomic uint64_t timeouts; /* timed mutex/rwlock waits that timed out */
 	_Atomic uint32_t destroyed;
 	_Atomic uint32_t cond_mutex;  /* condvar: slot of the mutex last waited with */
 	_Atomic uint32_t cond_mixed;  /* condvar: waited with more than one mutex */
 	uint32_t pad2;
 	_Atomic uint64_t retired[LS_C_N]; /* counts of exited threads past LS_STATS_EXITED_MAX */
-	/* Sampled timings: mutex wait (contended acquisitions and timeouts)
-	 * and hold; condvar: time blocked in the wait. */
+	/* Sampled timings: mutex (or rwlock half) wait (contended
+	 * acquisitions and timeouts) and hold; condvar: time blocked in the
+	 * wait. */
 	struct ls_stats_timing wait, hold;
 };
 
@@ -173,12 +186,16 @@ static inline struct ls_stats_lock *ls_stats_rec(uint32_t slot)
 {
 	return &ls_stats_recs[slot];
 }
+/* A new record (two for an rwlock: the id of the first is returned). */
 uint32_t ls_stats_slot_new(void *obj, unsigned type, int32_t kind, bool glibc, uintptr_t site);
 uint32_t ls_stats_addr_slot(void *obj, unsigned type, int32_t kind, bool glibc, uintptr_t site,
                             bool create);
 void ls_stats_addr_forget(void *obj);
 void ls_stats_table_reset(void);
 const char *ls_stats_backend_name(void);
+const char *ls_stats_rwlock_backend_name(void);
+/* "glibc" or the backend that serves the object of a slot. */
+const char *ls_stats_served_by(uint32_t slot);
 
 /* thread.c */
 struct ls_stats_thread *ls_stats_thread_attach(void);

@@ -1,5 +1,5 @@
 /*
- * json.c - every lock and condvar as JSON (docs/stats-schema.json,
+ * json.c - every mutex, rwlock and condvar as JSON (docs/stats-schema.json,
  * schema_version LS_STATS_SCHEMA_VERSION): counters, sampled timings with
  * their log2 histograms, per-thread shares, contention events with raw
  * stack addresses, the symbols resolved here, and /proc/self/maps so that
@@ -111,36 +111,78 @@ static void mutex_flags(struct ls_out *o, int32_t kind)
 	ls_out_put(o, "]");
 }
 
-/* Threads that used the slot: per-thread counters. */
-static void per_thread(struct ls_out *o, uint32_t slot, bool mutex)
+/* The per-thread counters of a lock, by their LS_C_* index. */
+static const char *const mutex_keys[LS_C_N] = { "acquisitions", "trylock_failures", "contended",
+                                                 "owner_changes" };
+static const char *const cond_keys[LS_C_N] = { "signals", "broadcasts", "waits", "timeouts" };
+/* An rwlock mode has the mutex's counters but owner changes for reads. */
+static const bool read_has[LS_C_N] = { true, true, true, false };
+static const bool all_have[LS_C_N] = { true, true, true, true };
+
+static void counters(struct ls_out *o, const uint64_t *c, const char *const *keys, const bool *has)
 {
-	static const char *const mk[] = { "acquisitions", "trylock_failures", "contended", "owner_changes" };
-	static const char *const ck[] = { "signals", "broadcasts", "waits", "timeouts" };
-	const char *const *keys = mutex ? mk : ck;
+	for (int k = 0; k < LS_C_N; k++)
+		if (has[k])
+			key_u64(o, keys[k], c[k]);
+}
+
+/* ,"name":{counters} */
+static void counters_object(struct ls_out *o, const char *name, const uint64_t *c,
+                            const bool *has)
+{
+	ls_out_printf(o, ",\"%s\":{\"%s\":%llu", name, mutex_keys[LS_C_ACQ],
+	              (unsigned long long)c[LS_C_ACQ]);
+	for (int k = 0; k < LS_C_N; k++)
+		if (has[k] && k != LS_C_ACQ)
+			key_u64(o, mutex_keys[k], c[k]);
+	ls_out_put(o, "}");
+}
+
+/* One thread's entry: a mutex's or condvar's counters at slot; an
+ * rwlock's as {"read": {...}, "write": {...}} from slot and slot + 1. */
+static void thread_entry(struct ls_out *o, uint32_t serial, const uint64_t *c, const uint64_t *w,
+                         unsigned type, int n)
+{
+	ls_out_printf(o, "%s{\"thread\":%u", n ? "," : "", serial);
+	if (type != LS_REC_RWLOCK) {
+		counters(o, c, type == LS_REC_MUTEX ? mutex_keys : cond_keys, all_have);
+	} else {
+		counters_object(o, "read", c, read_has);
+		counters_object(o, "write", w, all_have);
+	}
+	ls_out_put(o, "}");
+}
+
+/* Threads that used the lock: per-thread counters. */
+static void per_thread(struct ls_out *o, uint32_t slot, unsigned type)
+{
+	uint32_t halves = type == LS_REC_RWLOCK ? 2 : 1;
 	ls_out_put(o, ",\"per_thread\":[");
 	int n = 0;
-	uint64_t c[LS_C_N];
+	uint64_t c[2][LS_C_N];
 	for (struct ls_stats_thread *t = ls_stats_threads(); t; t = t->next) {
 		if (atomic_load_explicit(&t->state, memory_order_acquire) != LS_ST_LIVE)
 			continue;
 		uint64_t any = 0;
-		for (int k = 0; k < LS_C_N; k++)
-			any |= c[k] = ls_snap_thread_count(t, slot, k);
-		if (!any)
-			continue;
-		ls_out_printf(o, "%s{\"thread\":%u", n++ ? "," : "", t->serial);
-		for (int k = 0; k < LS_C_N; k++)
-			key_u64(o, keys[k], c[k]);
-		ls_out_put(o, "}");
+		memset(c, 0, sizeof c);
+		for (uint32_t h = 0; h < halves; h++)
+			for (int k = 0; k < LS_C_N; k++)
+				any |= c[h][k] = ls_snap_thread_count(t, slot + h, k);
+		if (any)
+			thread_entry(o, t->serial, c[0], c[1], type, n++);
 	}
 	for (struct ls_stats_exited *x = ls_stats_exited_list(); x; x = x->next) {
-		const struct ls_stats_exited_entry *e = ls_snap_exited_entry(x, slot);
-		if (!e)
-			continue;
-		ls_out_printf(o, "%s{\"thread\":%u", n++ ? "," : "", x->serial);
-		for (int k = 0; k < LS_C_N; k++)
-			key_u64(o, keys[k], e->c[k]);
-		ls_out_put(o, "}");
+		bool any = false;
+		memset(c, 0, sizeof c);
+		for (uint32_t h = 0; h < halves; h++) {
+			const struct ls_stats_exited_entry *e = ls_snap_exited_entry(x, slot + h);
+			if (e) {
+				any = true;
+				memcpy(c[h], e->c, sizeof c[h]);
+			}
+		}
+		if (any)
+			thread_entry(o, x->serial, c[0], c[1], type, n++);
 	}
 	ls_out_put(o, "]");
 }
@@ -179,18 +221,28 @@ static bool index_events(const struct ls_snap *s, struct event_index *ix)
 	return true;
 }
 
-static void contention(struct ls_out *o, const struct event_index *ix, uint32_t slot,
-                       double scale, uint8_t *used)
+/* Sampled wait -> estimated wait of a slot: waits / timed waits. */
+static double wait_scale(const struct ls_snap *s, uint32_t slot)
+{
+	uint64_t waits = ls_snap_waits(s, slot);
+	uint64_t samples = atomic_load_explicit(&ls_stats_rec(slot)->wait.samples, memory_order_relaxed);
+	return samples ? (double)(waits > samples ? waits : samples) / (double)samples : 1;
+}
+
+/* The events of one record; an rwlock's say which mode waited. */
+static void events_of(struct ls_out *o, const struct event_index *ix, uint32_t slot,
+                      double scale, const char *mode, uint8_t *used, int *n)
 {
 	uint32_t cap;
 	struct ls_stats_event *ev = ls_stats_events(&cap);
-	ls_out_put(o, ",\"contention\":[");
 	uint32_t from = ix ? ix->start[slot] : 0, to = ix ? ix->start[slot + 1] : 0;
 	for (uint32_t j = from; j < to; j++) {
 		const struct ls_stats_event *e = &ev[ix->idx[j]];
 		uint64_t w = atomic_load_explicit(&e->wait_ns, memory_order_relaxed);
-		ls_out_printf(o, "%s{\"count\":%llu", j > from ? "," : "",
+		ls_out_printf(o, "%s{\"count\":%llu", (*n)++ ? "," : "",
 		              (unsigned long long)atomic_load_explicit(&e->count, memory_order_relaxed));
+		if (mode)
+			ls_out_printf(o, ",\"mode\":\"%s\"", mode);
 		key_u64(o, "wait_ns", w);
 		key_u64(o, "estimated_wait_ns", (uint64_t)((double)w * scale + 0.5));
 		ls_out_put(o, ",\"waiter_stack\":");
@@ -207,18 +259,68 @@ static void contention(struct ls_out *o, const struct event_index *ix, uint32_t 
 		if (e->hstack)
 			used[(e->hstack - 1) / 8] |= (uint8_t)(1u << ((e->hstack - 1) % 8));
 	}
+}
+
+/* Sampled contended waits: an rwlock's are its reads' then its writes'. */
+static void contention(struct ls_out *o, const struct ls_snap *s, const struct event_index *ix,
+                       uint32_t slot, uint8_t *used)
+{
+	int n = 0;
+	ls_out_put(o, ",\"contention\":[");
+	if (s->lock[slot].type == LS_REC_RWLOCK) {
+		events_of(o, ix, slot, wait_scale(s, slot), "read", used, &n);
+		events_of(o, ix, slot + 1, wait_scale(s, slot + 1), "write", used, &n);
+	} else {
+		events_of(o, ix, slot, wait_scale(s, slot), NULL, used, &n);
+	}
 	ls_out_put(o, "]");
+}
+
+/* The numbers of a mutex, or of one mode of an rwlock (`nested`: they
+ * open an object, so the first key has no comma before it). */
+static void acquisitions(struct ls_out *o, const struct ls_snap *s, uint32_t slot, bool nested,
+                         bool owner_changes)
+{
+	const struct ls_snap_lock *l = &s->lock[slot];
+	const struct ls_stats_lock *r = ls_stats_rec(slot);
+	ls_out_printf(o, "%s\"acquisitions\":%llu", nested ? "" : ",",
+	              (unsigned long long)l->c[LS_C_ACQ]);
+	key_u64(o, "contended", l->c[LS_C_CONTENDED]);
+	key_u64(o, "trylock_failures", l->c[LS_C_TRYFAIL]);
+	key_u64(o, "timeouts", atomic_load_explicit(&r->timeouts, memory_order_relaxed));
+	if (owner_changes)
+		key_u64(o, "owner_changes", l->c[LS_C_HANDOFF]);
+	timing(o, "wait", &r->wait, ls_snap_waits(s, slot));
+	timing(o, "hold", &r->hold, l->c[LS_C_ACQ]);
+	double acq = (double)l->c[LS_C_ACQ];
+	ls_out_printf(o, ",\"fairness\":{\"threads\":%u", l->nthreads);
+	key_num(o, "min_share", l->nthreads && acq > 0 ? (double)l->share_min / acq : 0);
+	key_num(o, "max_share", l->nthreads && acq > 0 ? (double)l->share_max / acq : 0);
+	key_num(o, "jain", ls_stats_jain(l));
+	ls_out_put(o, "}");
+}
+
+/* glibc's rwlock __flags, which the records keep with the pshared bit. */
+static const char *rwlock_kind(int32_t kind)
+{
+	switch (kind & ~LS_STATS_RW_PSHARED) {
+	case 0: return "prefer-reader";
+	case 1: return "prefer-writer";
+	case 2: return "prefer-writer-nonrecursive";
+	default: return "unknown";
+	}
 }
 
 static void one_lock(const struct ls_snap *s, struct ls_out *o, uint32_t slot,
                      const struct event_index *ix, uint8_t *used, bool first)
 {
+	static const char *const type_names[] = { [LS_REC_MUTEX] = "mutex", [LS_REC_COND] = "condvar",
+		                                  [LS_REC_RWLOCK] = "rwlock" };
 	const struct ls_snap_lock *l = &s->lock[slot];
 	const struct ls_stats_lock *r = ls_stats_rec(slot);
-	bool mutex = l->type == LS_REC_MUTEX;
 	uintptr_t key = atomic_load_explicit(&r->key, memory_order_relaxed);
 	ls_out_printf(o, "%s\n{\"id\":%u,\"type\":\"%s\"", first ? "" : ",", slot,
-	              mutex ? "mutex" : "condvar");
+	              type_names[l->type]);
 	key_hex(o, "address", key & ~(uintptr_t)3);
 	struct ls_sym var;
 	ls_out_put(o, ",\"name\":");
@@ -227,42 +329,36 @@ static void one_lock(const struct ls_snap *s, struct ls_out *o, uint32_t slot,
 	else
 		ls_out_put(o, "null");
 	ls_out_put(o, ",\"served_by\":");
-	ls_out_json_str(o, r->glibc ? "glibc" : ls_stats_backend_name());
+	ls_out_json_str(o, ls_stats_served_by(slot));
 	key_bool(o, "destroyed", atomic_load_explicit(&r->destroyed, memory_order_relaxed));
 	ls_out_put(o, ",\"site\":");
 	frame(o, r->site);
-	uint64_t waits = ls_snap_waits(s, slot);
-	uint64_t samples = atomic_load_explicit(&r->wait.samples, memory_order_relaxed);
-	double scale = samples ? (double)(waits > samples ? waits : samples) / (double)samples : 1;
-	if (mutex) {
+	if (l->type == LS_REC_MUTEX) {
 		ls_out_printf(o, ",\"kind\":\"%s\"", mutex_type(r->kind));
 		mutex_flags(o, r->kind);
-		key_u64(o, "acquisitions", l->c[LS_C_ACQ]);
-		key_u64(o, "contended", l->c[LS_C_CONTENDED]);
-		key_u64(o, "trylock_failures", l->c[LS_C_TRYFAIL]);
-		key_u64(o, "timeouts", atomic_load_explicit(&r->timeouts, memory_order_relaxed));
-		key_u64(o, "owner_changes", l->c[LS_C_HANDOFF]);
-		timing(o, "wait", &r->wait, waits);
-		timing(o, "hold", &r->hold, l->c[LS_C_ACQ]);
-		double acq = (double)l->c[LS_C_ACQ];
-		ls_out_printf(o, ",\"fairness\":{\"threads\":%u", l->nthreads);
-		key_num(o, "min_share", l->nthreads && acq > 0 ? (double)l->share_min / acq : 0);
-		key_num(o, "max_share", l->nthreads && acq > 0 ? (double)l->share_max / acq : 0);
-		key_num(o, "jain", ls_stats_jain(l));
+		acquisitions(o, s, slot, false, true);
+	} else if (l->type == LS_REC_RWLOCK) {
+		ls_out_printf(o, ",\"kind\":\"%s\"", rwlock_kind(r->kind));
+		ls_out_put(o, r->kind & LS_STATS_RW_PSHARED ? ",\"flags\":[\"pshared\"]" : ",\"flags\":[]");
+		/* Readers share the lock: no owner changes for them. */
+		ls_out_put(o, ",\"read\":{");
+		acquisitions(o, s, slot, true, false);
+		ls_out_put(o, "},\"write\":{");
+		acquisitions(o, s, slot + 1, true, true);
 		ls_out_put(o, "}");
 	} else {
 		key_u64(o, "waits", l->c[LS_C_WAIT]);
 		key_u64(o, "timeouts", l->c[LS_C_TIMEOUT]);
 		key_u64(o, "signals", l->c[LS_C_SIGNAL]);
 		key_u64(o, "broadcasts", l->c[LS_C_BROADCAST]);
-		timing(o, "wait", &r->wait, waits);
+		timing(o, "wait", &r->wait, ls_snap_waits(s, slot));
 		uint32_t m = atomic_load_explicit(&r->cond_mutex, memory_order_relaxed);
 		ls_out_put(o, ",\"mutex\":");
 		ls_out_printf(o, m ? "%u" : "null", m);
 		key_bool(o, "mixed_mutexes", atomic_load_explicit(&r->cond_mixed, memory_order_relaxed));
 	}
-	per_thread(o, slot, mutex);
-	contention(o, ix, slot, scale, used);
+	per_thread(o, slot, l->type);
+	contention(o, s, ix, slot, used);
 	ls_out_put(o, "}");
 }
 
@@ -373,6 +469,8 @@ void ls_stats_write_json(const struct ls_snap *s, struct ls_out *o, const char *
 	ls_out_json_str(o, exe);
 	ls_out_put(o, ",\"backend\":");
 	ls_out_json_str(o, ls_stats_backend_name());
+	ls_out_put(o, ",\"rwlock_backend\":");
+	ls_out_json_str(o, ls_stats_rwlock_backend_name());
 	ls_out_printf(o, ",\"mode\":\"%s\"", c->mode == LS_STATS_FULL ? "full" : "summary");
 	key_u64(o, "sample", c->sample);
 	ls_out_printf(o, ",\"unwinder\":\"%s\"", ls_stats_unwind_available() ? "libunwind" : "none");
@@ -394,6 +492,8 @@ void ls_stats_write_json(const struct ls_snap *s, struct ls_out *o, const char *
 	bool first = true;
 	for (uint32_t i = 0; i < s->nmutex; i++, first = false)
 		one_lock(s, o, s->mutexes[i], indexed ? &ix : NULL, used, first);
+	for (uint32_t i = 0; i < s->nrwlock; i++, first = false)
+		one_lock(s, o, s->rwlocks[i], indexed ? &ix : NULL, used, first);
 	for (uint32_t i = 0; i < s->ncond; i++, first = false)
 		one_lock(s, o, s->conds[i], indexed ? &ix : NULL, used, first);
 	ls_out_put(o, "]");

@@ -16,6 +16,11 @@
  *   critical section that ended it).
  * Unlock: close a hold sample and answer a pending stack request, both
  *   after the release.
+ * Rwlock: the same, on the record of the call's mode (impl.h: reads at the
+ *   object's slot, writes at the next).  A read that the first try got
+ *   bumps the thread's counter and nothing else: no holder is recorded for
+ *   reads, so readers never write a shared line for the statistics.  The
+ *   holder's site and stack requests live on the write record.
  * Condvar wait: counted on the condvar (waits, timeouts, sampled blocked
  *   time); the mutex's hold ends at the wait and the re-acquisition at its
  *   end counts as an acquisition (uncontended: as in mutrace, a re-take
@@ -129,6 +134,17 @@ static uint64_t hold_take(struct ls_stats_thread *t, void *obj, uint32_t *slot)
 	return 0;
 }
 
+/* A read acquisition of an rwlock: the thread's own counter only (no
+ * holder: readers share the lock); `stamp` != 0 opens a hold sample, per
+ * reader thread. */
+static inline __attribute__((always_inline)) void read_acquired(struct ls_stats_thread *t, uint32_t slot,
+                                                                void *obj, uint64_t stamp)
+{
+	ls_stats_bump(&counts(t, slot)->c[LS_C_ACQ]);
+	if (stamp)
+		hold_open(t, obj, slot, stamp);
+}
+
 /* An acquisition; `stamp` != 0 opens a hold sample starting then. */
 static inline __attribute__((always_inline)) void acquired(struct ls_stats_thread *t, uint32_t slot, void *obj, uintptr_t site,
                             uint64_t stamp)
@@ -153,6 +169,22 @@ static inline bool got_it(int e)
 	return e == 0 || e == EOWNERDEAD;
 }
 
+/* The acquisition of a call, read or not. */
+static inline void call_acquired(const struct ls_stats_call *k, uint64_t stamp)
+{
+	if (k->flags & LS_CALL_READ)
+		read_acquired(k->t, k->slot, k->obj, stamp);
+	else
+		acquired(k->t, k->slot, k->obj, k->site, stamp);
+}
+
+/* The record that keeps the lock's holder and the requests for its stack:
+ * the mutex's own; an rwlock's write record, whatever the call's mode. */
+static inline uint32_t holders_slot(const struct ls_stats_call *k)
+{
+	return k->slot + ((k->flags & LS_CALL_READ) != 0);
+}
+
 /* The signal helper thread starts on a lock call from the program's own
  * code (dump.c). */
 static inline void maybe_start_helper(uintptr_t site)
@@ -165,12 +197,13 @@ static inline void maybe_start_helper(uintptr_t site)
 
 static __attribute__((noinline)) void lock_begin_slow(struct ls_stats_call *k,
                                                       const struct ls_stats_obj *m,
-                                                      uintptr_t site, bool trylock)
+                                                      uintptr_t site, uint32_t half)
 {
 	maybe_start_helper(site);
 	struct ls_stats_thread *t = me();
 	if (!t || !(k->slot = slot_of(m, site, true)))
 		return;
+	k->slot += half;
 	k->t = t;
 	if (hold_sampled(t)) {
 		k->flags |= LS_CALL_HOLD;
@@ -180,15 +213,18 @@ static __attribute__((noinline)) void lock_begin_slow(struct ls_stats_call *k,
 }
 
 /* The common case kept small (no call, so no saved registers): a thread
- * with a block, an object with its record, no hold sample due. */
-void ls_stats_lock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site,
-                         bool trylock)
+ * with a block, an object with its record, no hold sample due.  `half`
+ * is the record counted past the object's own: 1 for an rwlock's writes. */
+static inline __attribute__((always_inline)) void begin(struct ls_stats_call *k,
+                                                        const struct ls_stats_obj *m,
+                                                        uintptr_t site, unsigned flags,
+                                                        uint32_t half)
 {
 	struct ls_stats_thread *t = ls_stats_me;
 	k->t = NULL;
 	k->obj = m->addr;
 	k->site = site;
-	k->flags = trylock ? LS_CALL_TRYLOCK : 0;
+	k->flags = flags;
 	uint32_t s;
 	if (LIKELY(t != NULL && !ls_stats_busy && t->hold_left > 1 && m->slot &&
 	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
@@ -196,10 +232,22 @@ void ls_stats_lock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, 
 	                  (uintptr_t)m->addr | m->type))) {
 		t->hold_left--;
 		k->t = t;
-		k->slot = s;
+		k->slot = s + half;
 		return;
 	}
-	lock_begin_slow(k, m, site, trylock);
+	lock_begin_slow(k, m, site, half);
+}
+
+void ls_stats_lock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site,
+                         bool trylock)
+{
+	begin(k, m, site, trylock ? LS_CALL_TRYLOCK : 0, 0);
+}
+
+void ls_stats_rw_begin(struct ls_stats_call *k, const struct ls_stats_obj *l, uintptr_t site,
+                       bool write, bool trylock)
+{
+	begin(k, l, site, (trylock ? LS_CALL_TRYLOCK : 0) | (write ? 0 : LS_CALL_READ), write);
 }
 
 /* 1 contended wait in N is timed; 1 timed wait in LS_STATS_STACK_FACTOR
@@ -214,7 +262,7 @@ void ls_stats_lock_blocks(struct ls_stats_call *k)
 	if (LIKELY(--t->wait_left != 0))
 		return;
 	t->wait_left = ls_stats_period(t);
-	struct ls_stats_lock *r = ls_stats_rec(k->slot);
+	struct ls_stats_lock *r = ls_stats_rec(holders_slot(k));
 	k->flags |= LS_CALL_TIMED;
 	k->hsite = atomic_load_explicit(&r->holder_site, memory_order_relaxed);
 	if (--t->stack_left == 0) {
@@ -237,12 +285,14 @@ static void contended_end(struct ls_stats_call *k, int e)
 		/* The stack a holder published after an earlier request (the
 		 * holder unwinds after its release, so the critical section
 		 * is never widened): a sample of the holders' unlock stacks. */
-		uint32_t hstack = k->wstack ? atomic_load_explicit(&r->holder_stack, memory_order_acquire) : 0;
+		uint32_t hstack = k->wstack ? atomic_load_explicit(&ls_stats_rec(holders_slot(k))->holder_stack,
+		                                                   memory_order_acquire)
+		                            : 0;
 		ls_stats_timing_add(&r->wait, t1 - k->t0);
 		ls_stats_event_add(k->slot, k->wstack, hstack, k->site, k->hsite, t1 - k->t0);
 	}
 	if (got_it(e)) {
-		acquired(t, k->slot, k->obj, k->site, hold ? t1 : 0);
+		call_acquired(k, hold ? t1 : 0);
 		ls_stats_bump(&t->count[k->slot].c[LS_C_CONTENDED]);
 	} else if (e == ETIMEDOUT) {
 		atomic_fetch_add_explicit(&r->timeouts, 1, memory_order_relaxed);
@@ -256,17 +306,21 @@ static inline bool next_hold_due(const struct ls_stats_thread *t)
 	return t && t->hold_left == 1;
 }
 
-static __attribute__((noinline)) bool locked_slow(const struct ls_stats_obj *m, uintptr_t site)
+static __attribute__((noinline)) bool locked_slow(const struct ls_stats_obj *m, uintptr_t site,
+                                                  unsigned flags, uint32_t half)
 {
 	/* First use by this thread or of this object, a sample due now, or
 	 * the helper is wanted: the whole protocol, after the fact (a hold
 	 * sample due now starts here, at the acquisition). */
 	struct ls_stats_call k;
-	ls_stats_lock_begin(&k, m, site, false);
+	begin(&k, m, site, flags, half);
 	return ls_stats_lock_end(&k, 0);
 }
 
-bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site)
+/* An acquisition that the first try got, of record `half` past the
+ * object's own; `read`: an rwlock read (a constant where inlined). */
+static inline __attribute__((always_inline)) bool locked(const struct ls_stats_obj *m,
+                                                         uintptr_t site, bool read, uint32_t half)
 {
 	struct ls_stats_thread *t = ls_stats_me;
 	uint32_t s;
@@ -275,10 +329,23 @@ bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site)
 	           key_is(s = atomic_load_explicit(m->slot, memory_order_relaxed),
 	                  (uintptr_t)m->addr | m->type))) {
 		t->hold_left--;
-		acquired(t, s, m->addr, site, 0);
+		if (read)
+			read_acquired(t, s, m->addr, 0);
+		else
+			acquired(t, s + half, m->addr, site, 0);
 		return t->hold_left == 1;
 	}
-	return locked_slow(m, site);
+	return locked_slow(m, site, read ? LS_CALL_READ : 0, half);
+}
+
+bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site)
+{
+	return locked(m, site, false, 0);
+}
+
+bool ls_stats_rw_locked(const struct ls_stats_obj *l, uintptr_t site, bool write)
+{
+	return write ? locked(l, site, false, 1) : locked(l, site, true, 0);
 }
 
 static __attribute__((noinline)) void lock_end_slow(struct ls_stats_call *k, int e)
@@ -286,7 +353,7 @@ static __attribute__((noinline)) void lock_end_slow(struct ls_stats_call *k, int
 	if (k->flags & LS_CALL_BLOCKED)
 		contended_end(k, e);
 	else if (got_it(e))
-		acquired(k->t, k->slot, k->obj, k->site, (k->flags & LS_CALL_HOLD) ? k->t0 : 0);
+		call_acquired(k, (k->flags & LS_CALL_HOLD) ? k->t0 : 0);
 	else if (e == EBUSY && (k->flags & LS_CALL_TRYLOCK))
 		ls_stats_bump(&counts(k->t, k->slot)->c[LS_C_TRYFAIL]);
 }
@@ -295,7 +362,8 @@ bool ls_stats_lock_end(struct ls_stats_call *k, int e)
 {
 	if (!k->t)
 		return false;
-	if (LIKELY(e == 0 && !(k->flags & (LS_CALL_BLOCKED | LS_CALL_HOLD)))) { /* uncontended, no hold sample */
+	/* Uncontended, no hold sample, not a read. */
+	if (LIKELY(e == 0 && !(k->flags & (LS_CALL_BLOCKED | LS_CALL_HOLD | LS_CALL_READ)))) {
 		acquired(k->t, k->slot, k->obj, k->site, 0);
 		return next_hold_due(k->t);
 	}
@@ -336,7 +404,8 @@ void ls_stats_unlock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m
 	k->t = t;
 	k->site = site;
 	uint32_t slot = slot_of(m, site, false);
-	k->asked = slot ? stack_requested(slot) : NULL;
+	/* An rwlock's stack requests are on its write record, for either mode. */
+	k->asked = slot ? stack_requested(slot + (m->type == LS_REC_RWLOCK)) : NULL;
 	k->hslot = 0;
 	k->t0 = t->nheld ? hold_take(t, m->addr, &k->hslot) : 0;
 }

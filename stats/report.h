@@ -19,7 +19,8 @@
 
 #define LS_STATS_SCHEMA_VERSION 1
 
-/* Totals of one slot, summed over live and exited threads. */
+/* Totals of one slot, summed over live and exited threads (an rwlock has
+ * two: its reads at its id, its writes at id + 1). */
 struct ls_snap_lock {
 	uint64_t c[LS_C_N];
 	uint64_t share_min, share_max; /* acquisitions of the least / most active thread */
@@ -34,6 +35,7 @@ struct ls_snap {
 	uint32_t nslots; /* slots 1..nslots-1 exist */
 	struct ls_snap_lock *lock;
 	uint32_t *mutexes, nmutex; /* active mutex slots, most waited-for first */
+	uint32_t *rwlocks, nrwlock; /* active rwlocks (their read slots), most waited-for first */
 	uint32_t *conds, ncond;    /* active condvar slots, most waited-on first */
 	uint32_t threads_live, threads_exited;
 	uint64_t now_ns;
@@ -47,7 +49,12 @@ void ls_snap_free(struct ls_snap *s);
 uint64_t ls_snap_thread_count(const struct ls_stats_thread *t, uint32_t slot, int k);
 const struct ls_stats_exited_entry *ls_snap_exited_entry(const struct ls_stats_exited *x,
                                                          uint32_t slot);
-/* Waits of a slot (mutex: contended + timeouts; condvar: waits). */
+/* Any lock at all (what a dump has to say). */
+static inline bool ls_snap_any(const struct ls_snap *s)
+{
+	return s->nmutex || s->nrwlock || s->ncond;
+}
+/* Waits of a slot (mutex or rwlock half: contended + timeouts; condvar: waits). */
 uint64_t ls_snap_waits(const struct ls_snap *s, uint32_t slot);
 double ls_stats_percentile(const struct ls_stats_timing *t, double q);
 double ls_stats_jain(const struct ls_snap_lock *l);

@@ -54,8 +54,8 @@ void ls_stats_configure(const struct ls_stats_settings *s)
 
 static const struct ls_stats_settings *given(void)
 {
-	static const struct ls_stats_settings none = { .backend = "", .file = "", .folded = "",
-	                                              .signal = "" };
+	static const struct ls_stats_settings none = { .backend = "", .rwlock = "", .file = "",
+	                                              .folded = "", .signal = "" };
 	const struct ls_stats_settings *s = atomic_load_explicit(&settings, memory_order_acquire);
 	return s ? s : &none;
 }
@@ -149,21 +149,26 @@ uint32_t ls_stats_slot_new(void *obj, unsigned type, int32_t kind, bool glibc, u
 	 * thread-exit destructor) are not the program's. */
 	if (UNLIKELY(ls_stats_profiler_frame(site)))
 		return 0;
+	uint32_t n = type == LS_REC_RWLOCK ? 2 : 1; /* an rwlock: reads, then writes */
 	/* Test first: a full table must not turn every use into a write. */
-	if (atomic_load_explicit(&ls_stats_next_slot, memory_order_relaxed) >= LS_STATS_MAX_SLOTS)
+	if (atomic_load_explicit(&ls_stats_next_slot, memory_order_relaxed) > LS_STATS_MAX_SLOTS - n)
 		return 0;
-	uint32_t s = atomic_fetch_add_explicit(&ls_stats_next_slot, 1, memory_order_relaxed);
-	if (s >= LS_STATS_MAX_SLOTS) {
+	uint32_t s = atomic_fetch_add_explicit(&ls_stats_next_slot, n, memory_order_relaxed);
+	if (s > LS_STATS_MAX_SLOTS - n) {
 		atomic_store_explicit(&ls_stats_untracked, 1, memory_order_relaxed);
 		return 0;
 	}
-	struct ls_stats_lock *r = ls_stats_rec(s);
-	r->site = site;
-	r->kind = kind;
-	r->glibc = glibc;
-	/* release: pairs with the acquire loads of key in the lookups, so the
-	 * identity above is visible to whoever matches the key. */
-	atomic_store_explicit(&r->key, (uintptr_t)obj | type, memory_order_release);
+	/* The write half first: whoever matches the key of s may use s + 1. */
+	for (uint32_t i = n; i-- > 0;) {
+		struct ls_stats_lock *r = ls_stats_rec(s + i);
+		r->site = site;
+		r->kind = kind;
+		r->glibc = glibc;
+		r->rw_write = i == 1;
+		/* release: pairs with the acquire loads of key in the lookups, so
+		 * the identity above is visible to whoever matches the key. */
+		atomic_store_explicit(&r->key, (uintptr_t)obj | type, memory_order_release);
+	}
 	return s;
 }
 
@@ -215,7 +220,7 @@ uint32_t ls_stats_addr_slot(void *obj, unsigned type, int32_t kind, bool glibc, 
 
 void ls_stats_addr_forget(void *obj)
 {
-	for (unsigned type = LS_REC_MUTEX; type <= LS_REC_COND; type++) {
+	for (unsigned type = LS_REC_MUTEX; type <= LS_REC_RWLOCK; type++) {
 		struct addr_entry *e = addr_find((uintptr_t)obj | type, false);
 		if (!e)
 			continue;
@@ -248,6 +253,21 @@ const char *ls_stats_backend_name(void)
 {
 	const char *b = given()->backend;
 	return b[0] ? b : "?";
+}
+
+const char *ls_stats_rwlock_backend_name(void)
+{
+	const char *b = given()->rwlock;
+	return b[0] ? b : "?";
+}
+
+const char *ls_stats_served_by(uint32_t slot)
+{
+	const struct ls_stats_lock *r = ls_stats_rec(slot);
+	if (r->glibc)
+		return "glibc";
+	uintptr_t key = atomic_load_explicit(&r->key, memory_order_relaxed);
+	return (key & 3) == LS_REC_RWLOCK ? ls_stats_rwlock_backend_name() : ls_stats_backend_name();
 }
 
 unsigned ls_stats_bucket(uint64_t ns)

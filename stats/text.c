@@ -2,7 +2,7 @@
  * text.c - the summary printed on stderr: the top mutexes by total
  * wait, fixed-width columns in human units, fairness, the symbolised site
  * of first use and the heaviest sampled waiter/holder stacks; then the
- * busiest condvars.
+ * rwlocks the same way, a row per mode; then the busiest condvars.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -121,52 +121,99 @@ static void site_cell(struct ls_out *o, uint32_t slot)
 		ls_out_put(o, " (destroyed)");
 }
 
-static const char *served(uint32_t slot)
+/* The columns of a mutex, or of one mode of an rwlock. */
+static const struct { const char *h; int w; } lock_col[] = {
+	{ "acquired", 11 }, { "contended", 10 }, { "cont%", 7 }, { "wait total", 11 },
+	{ "wait p50", 10 }, { "wait p99", 10 }, { "wait max", 10 }, { "hold p50", 10 },
+	{ "hold p99", 10 }, { "owner chg", 10 }, { "thr", 5 }, { "min%", 6 }, { "max%", 6 },
+	{ "jain", 6 },
+};
+
+static void lock_header(struct ls_out *o, bool rwlock)
 {
-	return ls_stats_rec(slot)->glibc ? "glibc" : ls_stats_backend_name();
+	cell(o, "id", 6, false);
+	if (rwlock)
+		cell(o, "mode", 6, false);
+	for (size_t i = 0; i < sizeof lock_col / sizeof lock_col[0]; i++)
+		cell(o, lock_col[i].h, lock_col[i].w, false);
+	ls_out_put(o, "  served  [variable,] first used at\n");
+}
+
+/* One record's numbers; `owner_changes` false for an rwlock's reads
+ * (readers share it: none counted). */
+static void lock_cells(struct ls_out *o, const struct ls_snap *s, uint32_t slot, bool owner_changes)
+{
+	const struct ls_snap_lock *l = &s->lock[slot];
+	const struct ls_stats_lock *r = ls_stats_rec(slot);
+	bool waited = atomic_load_explicit(&r->wait.samples, memory_order_relaxed) != 0;
+	bool held = atomic_load_explicit(&r->hold.samples, memory_order_relaxed) != 0;
+	double acq = (double)l->c[LS_C_ACQ];
+	bool fair = l->nthreads > 0 && acq > 0;
+	num(o, l->c[LS_C_ACQ], lock_col[0].w);
+	num(o, l->c[LS_C_CONTENDED], lock_col[1].w);
+	fixed(o, acq > 0 ? 100.0 * (double)l->c[LS_C_CONTENDED] / acq : 0, "%.2f", acq > 0, lock_col[2].w);
+	dur(o, l->est_wait_ns, waited, lock_col[3].w);
+	dur(o, ls_stats_percentile(&r->wait, 0.50), waited, lock_col[4].w);
+	dur(o, ls_stats_percentile(&r->wait, 0.99), waited, lock_col[5].w);
+	dur(o, (double)atomic_load_explicit(&r->wait.max_ns, memory_order_relaxed), waited, lock_col[6].w);
+	dur(o, ls_stats_percentile(&r->hold, 0.50), held, lock_col[7].w);
+	dur(o, ls_stats_percentile(&r->hold, 0.99), held, lock_col[8].w);
+	if (owner_changes)
+		num(o, l->c[LS_C_HANDOFF], lock_col[9].w);
+	else
+		cell(o, "-", lock_col[9].w, false);
+	num(o, l->nthreads, lock_col[10].w);
+	fixed(o, fair ? 100.0 * (double)l->share_min / acq : 0, "%.1f", fair, lock_col[11].w);
+	fixed(o, fair ? 100.0 * (double)l->share_max / acq : 0, "%.1f", fair, lock_col[12].w);
+	fixed(o, ls_stats_jain(l), "%.3f", fair, lock_col[13].w);
+}
+
+static void served_and_site(struct ls_out *o, uint32_t slot)
+{
+	ls_out_put(o, "  ");
+	cell(o, ls_stats_served_by(slot), 6, true);
+	ls_out_put(o, "  ");
+	site_cell(o, slot);
+	ls_out_put(o, "\n");
+}
+
+static bool waited(uint32_t slot)
+{
+	return atomic_load_explicit(&ls_stats_rec(slot)->wait.samples, memory_order_relaxed) != 0;
 }
 
 static void mutex_table(const struct ls_snap *s, struct ls_out *o, uint32_t top)
 {
-	static const struct { const char *h; int w; } col[] = {
-		{ "id", 6 }, { "acquired", 11 }, { "contended", 10 }, { "cont%", 7 },
-		{ "wait total", 11 }, { "wait p50", 10 }, { "wait p99", 10 }, { "wait max", 10 },
-		{ "hold p50", 10 }, { "hold p99", 10 }, { "owner chg", 10 }, { "thr", 5 },
-		{ "min%", 6 }, { "max%", 6 }, { "jain", 6 },
-	};
-	for (size_t i = 0; i < sizeof col / sizeof col[0]; i++)
-		cell(o, col[i].h, col[i].w, false);
-	ls_out_put(o, "  served  [variable,] first used at\n");
+	lock_header(o, false);
 	for (uint32_t i = 0; i < s->nmutex && i < top; i++) {
 		uint32_t slot = s->mutexes[i];
-		const struct ls_snap_lock *l = &s->lock[slot];
-		const struct ls_stats_lock *r = ls_stats_rec(slot);
-		bool waited = atomic_load_explicit(&r->wait.samples, memory_order_relaxed) != 0;
-		bool held = atomic_load_explicit(&r->hold.samples, memory_order_relaxed) != 0;
-		double acq = (double)l->c[LS_C_ACQ];
-		bool fair = l->nthreads > 0 && acq > 0;
-		num(o, slot, col[0].w);
-		num(o, l->c[LS_C_ACQ], col[1].w);
-		num(o, l->c[LS_C_CONTENDED], col[2].w);
-		fixed(o, acq > 0 ? 100.0 * (double)l->c[LS_C_CONTENDED] / acq : 0, "%.2f", acq > 0, col[3].w);
-		dur(o, l->est_wait_ns, waited, col[4].w);
-		dur(o, ls_stats_percentile(&r->wait, 0.50), waited, col[5].w);
-		dur(o, ls_stats_percentile(&r->wait, 0.99), waited, col[6].w);
-		dur(o, (double)atomic_load_explicit(&r->wait.max_ns, memory_order_relaxed), waited, col[7].w);
-		dur(o, ls_stats_percentile(&r->hold, 0.50), held, col[8].w);
-		dur(o, ls_stats_percentile(&r->hold, 0.99), held, col[9].w);
-		num(o, l->c[LS_C_HANDOFF], col[10].w);
-		num(o, l->nthreads, col[11].w);
-		fixed(o, fair ? 100.0 * (double)l->share_min / acq : 0, "%.1f", fair, col[12].w);
-		fixed(o, fair ? 100.0 * (double)l->share_max / acq : 0, "%.1f", fair, col[13].w);
-		fixed(o, ls_stats_jain(l), "%.3f", fair, col[14].w);
-		ls_out_put(o, "  ");
-		cell(o, served(slot), 6, true);
-		ls_out_put(o, "  ");
-		site_cell(o, slot);
-		ls_out_put(o, "\n");
-		if (waited)
+		num(o, slot, 6);
+		lock_cells(o, s, slot, true);
+		served_and_site(o, slot);
+		if (waited(slot))
 			top_events(s, o, slot);
+	}
+}
+
+/* Two rows per rwlock: its reads (with its id, served-by and site), then
+ * its writes; each followed by its heaviest sampled waits. */
+static void rwlock_table(const struct ls_snap *s, struct ls_out *o, uint32_t top)
+{
+	lock_header(o, true);
+	for (uint32_t i = 0; i < s->nrwlock && i < top; i++) {
+		uint32_t slot = s->rwlocks[i];
+		num(o, slot, 6);
+		cell(o, "read", 6, false);
+		lock_cells(o, s, slot, false);
+		served_and_site(o, slot);
+		if (waited(slot))
+			top_events(s, o, slot);
+		cell(o, "", 6, false);
+		cell(o, "write", 6, false);
+		lock_cells(o, s, slot + 1, true);
+		ls_out_put(o, "\n");
+		if (waited(slot + 1))
+			top_events(s, o, slot + 1);
 	}
 }
 
@@ -199,7 +246,7 @@ static void cond_table(const struct ls_snap *s, struct ls_out *o, uint32_t top)
 		         atomic_load_explicit(&r->cond_mixed, memory_order_relaxed) ? "+" : "");
 		cell(o, b, col[8].w, false);
 		ls_out_put(o, "  ");
-		cell(o, served(slot), 6, true);
+		cell(o, ls_stats_served_by(slot), 6, true);
 		ls_out_put(o, "  ");
 		site_cell(o, slot);
 		ls_out_put(o, "\n");
@@ -213,21 +260,32 @@ void ls_stats_write_text(const struct ls_snap *s, struct ls_out *o, const char *
 	ls_fmt_ns(elapsed, sizeof elapsed, (double)(s->now_ns - c->start_ns));
 	ls_out_printf(o, "\nlockswap stats (%s): pid %d (%s), backend %s, ", reason, (int)getpid(),
 	              program_invocation_short_name, ls_stats_backend_name());
+	if (s->nrwlock)
+		ls_out_printf(o, "rwlock %s, ", ls_stats_rwlock_backend_name());
 	if (c->mode == LS_STATS_FULL)
 		ls_out_put(o, "mode full (every wait and hold timed)");
 	else
 		ls_out_printf(o, "mode summary (times and stacks sampled 1 in %u)", c->sample);
 	ls_out_printf(o, ", %s\n", elapsed);
-	ls_out_printf(o, "  %u mutexes and %u condvars used by %u threads (%u exited)",
-	              s->nmutex, s->ncond, s->threads_live + s->threads_exited, s->threads_exited);
-	if (!s->nmutex && !s->ncond) {
+	ls_out_printf(o, "  %u mutexes, %u rwlocks and %u condvars used by %u threads (%u exited)",
+	              s->nmutex, s->nrwlock, s->ncond, s->threads_live + s->threads_exited,
+	              s->threads_exited);
+	if (!ls_snap_any(s)) {
 		ls_out_put(o, "\n");
 		return;
 	}
 	uint32_t top = c->top;
-	ls_out_printf(o, "; top %u mutexes by total wait:\n\n", s->nmutex < top ? s->nmutex : top);
-	if (s->nmutex)
+	if (s->nmutex) {
+		ls_out_printf(o, "; top %u mutexes by total wait:\n\n", s->nmutex < top ? s->nmutex : top);
 		mutex_table(s, o, top);
+	} else {
+		ls_out_put(o, "\n");
+	}
+	if (s->nrwlock) {
+		ls_out_printf(o, "\n  top %u rwlocks by total wait (reads and writes):\n\n",
+		              s->nrwlock < top ? s->nrwlock : top);
+		rwlock_table(s, o, top);
+	}
 	if (s->ncond) {
 		ls_out_printf(o, "\n  top %u condvars by waits:\n\n", s->ncond < top ? s->ncond : top);
 		cond_table(s, o, top);

@@ -141,9 +141,9 @@ def by_lock(doc, top):
     return "\n".join(out)
 
 
-def event_scale(lock):
-    """Sampled wait -> estimated wait, per lock."""
-    w = lock["wait"]
+def event_scale(lock, event):
+    """Sampled wait -> estimated wait, per lock (an rwlock's, per mode)."""
+    w = lock[event["mode"]]["wait"] if "mode" in event else lock["wait"]
     return w["estimated_total_ns"] / w["sampled_total_ns"] if w["sampled_total_ns"] else 1.0
 
 
@@ -155,8 +155,8 @@ def site_of(doc, stack_id, fallback):
 def by_site(doc, top):
     sites = {}
     for l in doc["locks"]:
-        scale = event_scale(l)
         for e in l["contention"]:
+            scale = event_scale(l, e)
             key = site_of(doc, e["waiter_stack"], e["waiter_site"])
             s = sites.setdefault(key, {"count": 0, "wait": 0.0, "locks": set(), "holders": {}})
             s["count"] += e["count"] * scale
@@ -187,7 +187,7 @@ def by_thread(doc, top):
                 r["acq"] += p["acquisitions"]
                 r["cont"] += p["contended"]
                 r["locks"] += 1
-            else:
+            elif l["type"] == "condvar":
                 r["waits"] += p["waits"]
     rows = [(r["t"]["id"], r["t"]["tid"], r["t"]["name"], "yes" if r["t"]["alive"] else "no",
              r["acq"], r["cont"], f"{100 * r['cont'] / r['acq']:.2f}" if r["acq"] else "-",
@@ -236,8 +236,8 @@ def compare(a, b, top):
 def folded_lines(doc, holders=False):
     lines = {}
     for l in doc["locks"]:
-        scale = event_scale(l)
         for e in l["contention"]:
+            scale = event_scale(l, e)
             sid = e["holder_stack"] if holders else e["waiter_stack"]
             frames = doc["_stacks"].get(sid) if sid else None
             names = [frame_text(f) for f in frames] if frames else \

@@ -6,7 +6,9 @@ Runs the workloads of tests/preload/stats_*.c with statistics on and checks
 the JSON they write (against docs/stats-schema.json and the exact numbers
 each workload documents), the stderr summary, the folded stacks, fork,
 the dump on a signal while running, and that heavy contention with stack
-capture (and a preloaded jemalloc, when installed) finishes.
+capture (and a preloaded jemalloc, when installed) finishes.  Rwlocks:
+stats_rwlock.c's exact numbers under every rwlock backend, `lockswap
+report` on its JSON, and the rwlock test programs with statistics on.
 
 Prints `ok - ...` / `FAIL - ...` lines and ends with
 `stats: N passed, M failed`; exits non-zero on any failure.
@@ -30,6 +32,8 @@ import schema_lite  # noqa: E402
 B = os.environ.get("B", "build")
 LIB = os.path.join(REPO, "liblockswap.so")
 PROG = os.path.join(REPO, B, "preload")
+RWPROG = os.path.join(REPO, B, "rwlock")
+LOCKSWAP = os.path.join(REPO, "scripts", "lockswap")
 SCHEMA = json.load(open(os.path.join(REPO, "docs", "stats-schema.json")))
 JEMALLOC = next(iter(glob.glob("/usr/lib/*/libjemalloc.so.2")), None)
 TIMEOUT = 120
@@ -280,6 +284,142 @@ def test_others(backend, tmp):
                + (" (second try)" if attempt == 2 else ""), f"twice: {detail}")
 
 
+# ---- rwlocks (tests/preload/stats_rwlock.c; keep in step with its header) ----
+
+COUNT_THREADS, COUNT_READS, COUNT_WRITES = 4, 1000, 100
+TRY_READ_FAILS, TRY_WRITE_FAILS, TRY_READS, TRY_WRITES = 5, 3, 10, 4
+CONTEND_READERS, CONTEND_WRITERS = 3, 2
+SHARED_READS, SHARED_WRITES = 6, 4
+
+
+def rwlock_expected():
+    """(acquisitions, trylock failures, contended, timeouts) per lock and mode;
+    None: not known (count_rw's threads run freely: some of their calls
+    may find the lock taken)."""
+    weights = range(1, COUNT_THREADS + 1)
+    return {
+        "count_rw": {"read": (COUNT_READS * sum(weights), 0, None, 0),
+                     "write": (COUNT_WRITES * sum(weights), 0, None, 0)},
+        "try_rw": {"read": (TRY_READS, TRY_READ_FAILS, 0, 0),
+                   "write": (TRY_WRITES + 1, TRY_WRITE_FAILS, 0, 0)},
+        "timed_rw": {"read": (2 + 2, 0, 0, 3 + 2), "write": (1 + 1 + 1, 0, 0, 2 + 1)},
+        "contend_rw": {"read": (2 * CONTEND_READERS + 1, 0, CONTEND_READERS, 0),
+                       "write": (1 + CONTEND_WRITERS, 0, CONTEND_WRITERS, 0)},
+        "shared_rw": {"read": (SHARED_READS, 0, 0, 0), "write": (SHARED_WRITES, 0, 0, 0)},
+    }
+
+
+def jain(xs):
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+def check_rwlock(tag, doc, rwlock, full):
+    locks = {l["name"]: l for l in doc["locks"] if l["type"] == "rwlock" and l["name"]}
+    want = rwlock_expected()
+    if not report(set(want) <= set(locks), f"{tag}: every rwlock of the workload is reported",
+                  f"names {sorted(locks)}"):
+        return
+    expect(tag, doc["rwlock_backend"], rwlock, "rwlock_backend names LOCKSWAP_RWLOCK")
+    expect(tag, {n: locks[n]["served_by"] for n in want},
+           {n: "glibc" if rwlock == "glibc" or n == "shared_rw" else rwlock for n in want},
+           "served_by: the rwlock backend; glibc for the process-shared one")
+    expect(tag, locks["shared_rw"]["flags"], ["pshared"], "shared_rw: flags pshared")
+    for name, modes in want.items():
+        l = locks[name]
+        for mode, (acq, tryfail, cont, timeouts) in modes.items():
+            m = l[mode]
+            if cont is None:
+                cont = m["contended"]
+            expect(tag, (m["acquisitions"], m["trylock_failures"], m["contended"], m["timeouts"]),
+                   (acq, tryfail, cont, timeouts),
+                   f"{name}: {mode} acquisitions, try failures, contended, timeouts")
+            per = [p[mode]["acquisitions"] for p in l["per_thread"] if p[mode]["acquisitions"]]
+            expect(tag, (sum(per), sum(p[mode]["contended"] for p in l["per_thread"]),
+                         sum(p[mode]["trylock_failures"] for p in l["per_thread"])),
+                   (acq, cont, tryfail), f"{name}: {mode}: the threads' counts add up")
+            f = m["fairness"]
+            shares = [x / acq for x in per]
+            report(f["threads"] == len(per) and abs(sum(shares) - 1) < 1e-9
+                   and abs(f["min_share"] - min(shares)) < 1e-5
+                   and abs(f["max_share"] - max(shares)) < 1e-5 and abs(f["jain"] - jain(per)) < 1e-5,
+                   f"{tag}: {name}: {mode} shares sum to 1, min/max share and Jain's index",
+                   f"{f}, per thread {per}")
+            if full:
+                expect(tag, (m["wait"]["samples"], m["hold"]["samples"]), (cont + timeouts, acq),
+                       f"{name}: {mode}: every wait and hold timed (full)")
+    c = locks["count_rw"]
+    weights = list(range(1, COUNT_THREADS + 1))
+    for mode, n in (("read", COUNT_READS), ("write", COUNT_WRITES)):
+        expect(tag, sorted(p[mode]["acquisitions"] for p in c["per_thread"]),
+               [w * n for w in weights], f"count_rw: {mode}s per thread {n} x 1..{COUNT_THREADS}")
+        report(abs(c[mode]["fairness"]["jain"] - jain(weights)) < 1e-5,
+               f"{tag}: count_rw: {mode} Jain's index of shares 1:2:3:4", f"{c[mode]['fairness']}")
+    expect(tag, c["site"]["symbol"], "count_worker", "count_rw: first used in count_worker")
+    k = locks["contend_rw"]
+    expect(tag, k["site"]["symbol"], "contend_reader", "contend_rw: first used in contend_reader")
+    if full:
+        sites = {(e["mode"], e["waiter_site"]["symbol"]) for e in k["contention"]}
+        counts = {m: sum(e["count"] for e in k["contention"] if e["mode"] == m) for m in ("read", "write")}
+        expect(tag, (sites, counts),
+               ({("read", "contend_reader"), ("write", "contend_writer")},
+                {"read": CONTEND_READERS, "write": CONTEND_WRITERS}),
+               "contend_rw: waits attributed to contend_reader (reads) and contend_writer (writes)")
+
+
+def run_report(args):
+    return subprocess.run(["/usr/bin/python3", LOCKSWAP, "report", *args], capture_output=True,
+                          text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+
+
+def test_rwlock(rwlock, tmp):
+    for mode in ("full", "summary") if rwlock == "futex" else ("full",):
+        tag = f"rwlock {rwlock}/{mode}"
+        path = os.path.join(tmp, f"rw-{mode}.json")
+        folded = os.path.join(tmp, f"rw-{mode}.folded")
+        p = run("stats_rwlock", [], dict(env("futex", STATS=mode, STATS_FILE=path, STATS_FOLDED=folded),
+                                         LOCKSWAP_RWLOCK=rwlock))
+        if not report(p.returncode == 0 and "FAIL" not in p.stdout, f"{tag}: stats_rwlock runs",
+                      p.stdout[-400:] + p.stderr[-400:]):
+            continue
+        report(f"backend futex, rwlock {rwlock}, " in p.stderr and "top 5 rwlocks by total wait" in p.stderr
+               and re.search(r"\n +\d+ +read +\d+ .* contend_rw, contend_reader\n", p.stderr)
+               and re.search(r"\n +write +\d+ ", p.stderr),
+               f"{tag}: summary on stderr: rwlock table, a read and a write row", p.stderr[-600:])
+        doc = load(path)
+        if valid(doc, tag):
+            check_rwlock(tag, doc, rwlock, mode == "full")
+        with open(folded) as f:
+            lines = f.read().splitlines()
+        rw = [l for l in lines if "[rwlock " in l]
+        report(all(re.fullmatch(r"\S.*;\[(mutex|condvar|rwlock) \d+ .*\] \d+", l) for l in lines)
+               and (mode == "summary" or any("contend_writer;[rwlock" in l for l in rw)),
+               f"{tag}: folded stacks name rwlocks" + ("" if mode == "summary" else " (contend_writer)"),
+               f"{lines[:3]}")
+        if mode == "full":
+            outs = [run_report(args) for args in
+                    ([path], [path, "--by", "site"], [path, "--by", "thread"],
+                     [path, path], [path, "--folded", os.path.join(tmp, "report.folded")])]
+            report(all(o.returncode == 0 for o in outs) and "contend_reader" in outs[1].stdout,
+                   f"{tag}: lockswap report reads it (--by lock/site/thread, A/B, --folded)",
+                   "; ".join(f"rc {o.returncode}: {o.stderr[-200:]}" for o in outs if o.returncode))
+
+
+def test_rwlock_programs(rwlock):
+    """tests/rwlock's programs (every verb and error code) with statistics on."""
+    for name in ("errors", "forkps", "shared_mutex"):
+        prog = os.path.join(RWPROG, name)
+        e = dict(env("futex", STATS="full", STATS_TOP=0), LOCKSWAP_RWLOCK=rwlock, LD_PRELOAD=LIB)
+        try:
+            p = subprocess.run([prog], env=e, capture_output=True, text=True, timeout=TIMEOUT,
+                               stdin=subprocess.DEVNULL)
+            ok = p.returncode == 0 and "FAIL" not in p.stdout and f"# rwlock {rwlock}" in p.stdout
+            detail = "\n".join(l for l in p.stdout.splitlines() if l.startswith("FAIL"))[:400] \
+                or f"rc {p.returncode} {p.stderr[-300:]}"
+        except (subprocess.TimeoutExpired, OSError) as x:
+            ok, detail = False, repr(x)
+        report(ok, f"rwlock {rwlock}: rwlock/{name} passes with LOCKSWAP_STATS=full", detail)
+
+
 def test_off(tmp):
     path = os.path.join(tmp, "off.json")
     p = run("stats_counts", [], env("futex", STATS_FILE=path))
@@ -295,6 +435,12 @@ def main():
     names = backends()
     with tempfile.TemporaryDirectory(prefix="lockswap-stats-") as tmp:
         test_off(tmp)
+        for rw in ("futex", "bravo", "glibc"):
+            try:
+                test_rwlock(rw, tempfile.mkdtemp(dir=tmp))
+                test_rwlock_programs(rw)
+            except Exception as e:  # a crash in one case must not hide the others
+                report(False, f"rwlock {rw}", repr(e))
         for b in names:
             for test in (test_counts, test_fork, test_signal, test_unwind, test_others):
                 d = tempfile.mkdtemp(dir=tmp)
