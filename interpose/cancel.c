@@ -40,9 +40,10 @@ static setcanceltype_fn real_setcanceltype(void)
 	/* relaxed: every thread that races here stores the same pointer. */
 	setcanceltype_fn f = atomic_load_explicit(&real, memory_order_relaxed);
 	if (__builtin_expect(f == NULL, 0)) {
-		*(void **)&f = dlvsym(RTLD_NEXT, "pthread_setcanceltype", "GLIBC_2.34");
-		if (!f)
-			*(void **)&f = dlvsym(RTLD_NEXT, "pthread_setcanceltype", "GLIBC_2.2.5");
+		/* Only the version every x86-64 glibc has: a failed lookup
+		 * would allocate (dlerror's message), i.e. re-enter a
+		 * preloaded allocator that is taking its first lock. */
+		*(void **)&f = dlvsym(RTLD_NEXT, "pthread_setcanceltype", "GLIBC_2.2.5");
 		atomic_store_explicit(&real, f, memory_order_relaxed);
 	}
 	return f;

@@ -18,9 +18,11 @@ start=$(date +%s)
 for g in "${groups[@]}"; do
 	name=$(basename "$(dirname "$g")")
 	echo "== $name"
+	gstart=$(date +%s)
 	out=$(bash "$g" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
+	echo "== $name took $(( $(date +%s) - gstart ))s"
 	line=$(printf '%s\n' "$out" | grep -E "^[a-z]+: [0-9]+ passed, [0-9]+ failed" | tail -1)
 	if [ -z "$line" ]; then
 		echo "FAIL - group $name printed no summary (exit $rc)"
