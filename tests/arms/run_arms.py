@@ -298,7 +298,7 @@ def shape_errors(fams, pid, arm, backend):
             keys = set(labels) - {"le"}
             if keys != SERIES_LABELS:
                 errs.append(f"{sname} labels {sorted(labels)}")
-            elif (labels["process"] != f"prom_load:{pid}" or labels["arm"] != arm or
+            elif (labels["process"] != f"stats_prom:{pid}" or labels["arm"] != arm or
                   labels["backend"] != backend):
                 errs.append(f"{sname} {labels}")
         if kind != "histogram":
@@ -338,7 +338,7 @@ def test_export(tmp):
     env = clean_env(ARMS=arms, ARM_KEY="LS_SHARD", LS_SHARD="shard-3", STATS_PROM=path,
                     STATS_INTERVAL=1, STATS_PROM_SITES=3, STATS_FILE=jpath, STATS_TOP=0,
                     LD_PRELOAD=LIB)
-    proc = subprocess.Popen([os.path.join(PROG, "prom_load"), "3.5"], env=env,
+    proc = subprocess.Popen([os.path.join(PROG, "stats_prom"), "3.5"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     reads, contents, bad = 0, [], []
     done = threading.Event()
@@ -365,7 +365,7 @@ def test_export(tmp):
     done.set()
     t.join()
     pid = int(re.search(r"pid (\d+)", out).group(1))
-    report(proc.returncode == 0 and not err, "prom_load runs with the export on", err[-300:])
+    report(proc.returncode == 0 and not err, "stats_prom runs with the export on", err[-300:])
     report(not bad and len(contents) >= 2,
            f"a concurrent reader never sees a partial file ({reads} reads, "
            f"{len(contents)} distinct writes while running)", f"{bad[:2]} {len(contents)}")
@@ -401,7 +401,7 @@ def test_export(tmp):
 
 
 def test_fork(tmp):
-    prog = os.path.join(PROG, "prom_load")
+    prog = os.path.join(PROG, "stats_prom")
     d1 = os.path.join(tmp, "pid")
     os.mkdir(d1)
     r = run([prog, "1.6", "fork"],
@@ -418,7 +418,7 @@ def test_fork(tmp):
         procs = {lab["process"] for _, lab, _ in
                  parse(open(cfile).read())["lockswap_lock_acquisitions"][1]}
     report(files == sorted([f"f-{pid}.prom", f"f-{child}.prom"]) and
-           procs == {f"prom_load:{child}"},
+           procs == {f"stats_prom:{child}"},
            "with %p a fork child exports under its own pid from its own writer thread "
            "(it left with _exit, so no exit dump wrote it)", f"{files} {procs}")
     d2 = os.path.join(tmp, "nopid")
@@ -430,14 +430,14 @@ def test_fork(tmp):
     procs = {lab["process"] for _, lab, _ in
              parse(open(os.path.join(d2, "f.prom")).read())["lockswap_lock_acquisitions"][1]} \
         if files == ["f.prom"] else set()
-    report(files == ["f.prom"] and procs == {f"prom_load:{pid}"},
+    report(files == ["f.prom"] and procs == {f"stats_prom:{pid}"},
            "without %p a fork child does not export: the file stays the parent's",
            f"{files} {procs}")
 
 
 def test_implied_and_idle(tmp):
     path = os.path.join(tmp, "implied.prom")
-    r = run([os.path.join(PROG, "prom_load"), "0.2"], clean_env(STATS_PROM=path))
+    r = run([os.path.join(PROG, "stats_prom"), "0.2"], clean_env(STATS_PROM=path))
     report(r.returncode == 0 and "lockswap stats (exit)" in r.stderr and os.path.exists(path),
            "STATS_PROM with STATS unset turns the statistics on (summary)", r.stderr[-300:])
     idle = os.path.join(tmp, "idle.prom")

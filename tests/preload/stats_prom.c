@@ -1,9 +1,9 @@
 /*
- * prom_load.c - mutexes first used at nine call sites of this program,
+ * stats_prom.c - mutexes first used at nine call sites of this program,
  * locked by two threads for a while: the load of tests/arms (the
  * Prometheus export).
  *
- *   prom_load SECONDS [fork]
+ *   stats_prom SECONDS [fork]
  *
  * Prints "pid N".  With "fork", after the threads are done it forks a
  * child that locks from its main thread for SECONDS and leaves with
@@ -79,7 +79,7 @@ static void *worker(void *arg)
 int main(int argc, char **argv)
 {
 	if (argc < 2 || (seconds = atof(argv[1])) <= 0) {
-		fprintf(stderr, "usage: prom_load SECONDS [fork]\n");
+		fprintf(stderr, "usage: stats_prom SECONDS [fork]\n");
 		return 2;
 	}
 	printf("pid %d\n", (int)getpid());
