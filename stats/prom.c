@@ -214,7 +214,7 @@ static void common_labels(char *buf, size_t len)
 	char arm[96], backend[160], process[96], text[64];
 	escape_label(a && a->name ? a->name : "", arm, sizeof arm);
 	escape_label(ls_stats_backend_name(), backend, sizeof backend);
-	snprintf(text, sizeof text, "%s:%d", program_invocation_short_name, (int)getpid());
+	snprintf(text, sizeof text, "%.40s:%d", program_invocation_short_name, (int)getpid());
 	escape_label(text, process, sizeof process);
 	snprintf(buf, len, "arm=\"%s\",backend=\"%s\",process=\"%s\"", arm, backend, process);
 }
@@ -229,7 +229,14 @@ static void arm_info(struct ls_out *o, const char *common)
 	escape_label(a->key_value ? a->key_value : "", value, sizeof value);
 	help(o, "lockswap_arm_info", "gauge",
 	     "The arm of LOCKSWAP_ARMS this process runs and the key that chose it (always 1).");
-	ls_out_printf(o, "lockswap_arm_info{%s,key=\"%s\",key_value=\"%s\"} 1\n", common, key, value);
+	/* Pieces, not one printf: the key's value may be longer than its line. */
+	ls_out_put(o, "lockswap_arm_info{");
+	ls_out_put(o, common);
+	ls_out_put(o, ",key=\"");
+	ls_out_put(o, key);
+	ls_out_put(o, "\",key_value=\"");
+	ls_out_put(o, value);
+	ls_out_put(o, "\"} 1\n");
 }
 
 bool ls_stats_write_prom(const struct ls_snap *s, struct ls_out *o)
