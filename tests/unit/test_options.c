@@ -118,6 +118,55 @@ static void prom_needs_stats(void **state)
 	assert_int_equal(atomic_load(&ls_opt_stats), 0);
 }
 
+/* Lists of well-formed arms, a third of them spoilt by one stray token,
+ * from a fixed seed: every one is either accepted (each arm named, the
+ * pick in range) or refused with one line naming LOCKSWAP_ARMS. */
+static uint64_t next_random(uint64_t *rng)
+{
+	*rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+	return *rng >> 33;
+}
+
+static void arm_lists_never_crash(void **state)
+{
+	static const char *const backends[] = { "futex", "glibc", "capacitor:futex", "restrict:tts" };
+	static const char *const fields[] = { "weight=3", "BYPASS=8", "SPIN=0", "SPIN=adaptive",
+	                                      "FAIR_US=5", "name=x", "weight=1000000" };
+	static const char *const noise[] = { "nosuch", "weight=0", "=", "name=", ":", "ARMS=x",
+	                                     "BYPASS=", "futex", ";", "name=a/b", "bypass=8", "" };
+	uint64_t rng = 42;
+	char list[700];
+	struct ls_arm_list l;
+	unsigned accepted = 0, refused = 0;
+	for (int round = 0; round < 5000; round++) {
+		size_t n = 0;
+		for (uint64_t a = 0, arms = 1 + next_random(&rng) % 4; a < arms; a++) {
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", a ? " ; " : "",
+			                      backends[next_random(&rng) % 4]);
+			for (uint64_t f = next_random(&rng) % 4; f > 0; f--)
+				n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
+				                      next_random(&rng) % 2 ? " " : "\t",
+				                      fields[next_random(&rng) % 7]);
+		}
+		if (next_random(&rng) % 3 == 0)
+			snprintf(list + n, sizeof list - n, " %s", noise[next_random(&rng) % 12]);
+		err[0] = 0;
+		if (ls_arms_parse(list, &l, err, sizeof err)) {
+			accepted++;
+			assert_true(l.n >= 1 && l.total_weight >= l.n);
+			for (unsigned i = 0; i < l.n; i++)
+				assert_true(l.arm[i].name[0] != 0);
+			assert_true(ls_arms_pick(&l, list) < l.n);
+		} else {
+			refused++;
+			assert_int_equal(strncmp(err, "LOCKSWAP_ARMS: ", 15), 0);
+			assert_null(strchr(err, '\n'));
+		}
+	}
+	/* Both outcomes must have been exercised for the test to mean anything. */
+	assert_true(accepted > 500 && refused > 500);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +177,7 @@ int main(void)
 		cmocka_unit_test(every_option_default_is_valid),
 		cmocka_unit_test(arm_settings_win),
 		cmocka_unit_test(prom_needs_stats),
+		cmocka_unit_test(arm_lists_never_crash),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }
