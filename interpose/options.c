@@ -224,14 +224,18 @@ static bool check_unknown(char *err, size_t errlen)
 			        strncmp(ls_options[i].name, name, n) == 0;
 		if (known)
 			continue;
-		char list[LS_ERR_MAX / 2];
+		/* Room for the whole table (~500 characters) within LS_ERR_MAX;
+		 * should it grow past that, the list ends at a whole name. */
+		char list[LS_ERR_MAX - 100];
 		size_t used = 0;
 		list[0] = 0;
 		for (size_t i = 0; i < ls_options_count; i++) {
 			int w = snprintf(list + used, sizeof list - used, "%s" PREFIX "%s",
 			                 i ? ", " : "", ls_options[i].name);
-			if (w < 0 || (size_t)w >= sizeof list - used)
+			if (w < 0 || (size_t)w >= sizeof list - used) {
+				list[used] = 0;
 				break;
+			}
 			used += (size_t)w;
 		}
 		snprintf(err, errlen, PREFIX "%.*s: unknown variable (known: %s)", (int)(n > 40 ? 40 : n), name, list);
