@@ -3,7 +3,7 @@
 # that are missing (`make deps`; `make check` and `make demo` call it).
 set -eu
 pkgs=(make gcc g++ libc6-dev libcmocka-dev libunwind8 libunwind-dev libleveldb-dev libjemalloc2
-      python3 python3-numpy python3-matplotlib valgrind)
+      python3 python3-numpy python3-matplotlib python3-prometheus-client valgrind)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

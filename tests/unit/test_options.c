@@ -1,5 +1,6 @@
-/* test_options.c - the option table's parser (interpose/options.c, included
- * here because unit tests link core/ and backends/ only). */
+/* test_options.c - the option table's parser (interpose/options.c, and the
+ * arms it reads first, interpose/arms.c; included here because unit tests
+ * link core/ and backends/ only). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <cmocka.h>
 
 #include "../../interpose/options.c"
+#include "../../interpose/arms.c"
 
 static char err[LS_ERR_MAX];
 
@@ -78,6 +80,93 @@ static void every_option_default_is_valid(void **state)
 	}
 }
 
+/* The chosen arm's settings are the options' values, over the environment. */
+static void arm_settings_win(void **state)
+{
+	setenv("LOCKSWAP_BYPASS", "4", 1);
+	setenv("LOCKSWAP_ARMS", "capacitor:futex BYPASS=8", 1);
+	assert_true(ls_options_load(err, sizeof err));
+	assert_int_equal(atomic_load(&ls_capacitor_bypass), 8);
+	assert_string_equal(ls_option_value(ls_option_find("BACKEND")), "capacitor:futex");
+	assert_non_null(strstr(ls_arm_chosen()->overrides, "BYPASS=8 (environment: 4)"));
+	unsetenv("LOCKSWAP_BYPASS");
+	ls_arms_clear();
+	setenv("LOCKSWAP_ARMS", "futex RESTRICT_ACTIVE=0", 1);
+	assert_false(ls_options_load(err, sizeof err));
+	assert_non_null(strstr(err, "LOCKSWAP_ARMS: arm 1 ('futex RESTRICT_ACTIVE=0'): "
+	                            "LOCKSWAP_RESTRICT_ACTIVE='0'"));
+	assert_null(ls_arm_chosen());
+	assert_int_equal(atomic_load(&ls_capacitor_bypass), 4); /* defaults again */
+	unsetenv("LOCKSWAP_ARMS");
+}
+
+/* STATS_PROM turns an unset STATS to summary; an explicit off is an error. */
+static void prom_needs_stats(void **state)
+{
+	setenv("LOCKSWAP_STATS_PROM", "lockswap-test.prom", 1);
+	assert_true(ls_options_load(err, sizeof err));
+	assert_int_equal(atomic_load(&ls_opt_stats), 1);
+	setenv("LOCKSWAP_STATS", "off", 1);
+	assert_false(ls_options_load(err, sizeof err));
+	assert_non_null(strstr(err, "LOCKSWAP_STATS=off"));
+	setenv("LOCKSWAP_STATS_PROM", "/nonexistent-dir/x.prom", 1);
+	unsetenv("LOCKSWAP_STATS");
+	assert_false(ls_options_load(err, sizeof err));
+	assert_non_null(strstr(err, "cannot write into directory /nonexistent-dir"));
+	unsetenv("LOCKSWAP_STATS_PROM");
+	assert_true(ls_options_load(err, sizeof err));
+	assert_int_equal(atomic_load(&ls_opt_stats), 0);
+}
+
+/* Lists of well-formed arms, a third of them spoilt by one stray token,
+ * from a fixed seed: every one is either accepted (each arm named, the
+ * pick in range) or refused with one line naming LOCKSWAP_ARMS. */
+static uint64_t next_random(uint64_t *rng)
+{
+	*rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+	return *rng >> 33;
+}
+
+static void arm_lists_never_crash(void **state)
+{
+	static const char *const backends[] = { "futex", "glibc", "capacitor:futex", "restrict:tts" };
+	static const char *const fields[] = { "weight=3", "BYPASS=8", "SPIN=0", "SPIN=adaptive",
+	                                      "FAIR_US=5", "name=x", "weight=1000000" };
+	static const char *const noise[] = { "nosuch", "weight=0", "=", "name=", ":", "ARMS=x",
+	                                     "BYPASS=", "futex", ";", "name=a/b", "bypass=8", "" };
+	uint64_t rng = 42;
+	char list[700];
+	struct ls_arm_list l;
+	unsigned accepted = 0, refused = 0;
+	for (int round = 0; round < 5000; round++) {
+		size_t n = 0;
+		for (uint64_t a = 0, arms = 1 + next_random(&rng) % 4; a < arms; a++) {
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", a ? " ; " : "",
+			                      backends[next_random(&rng) % 4]);
+			for (uint64_t f = next_random(&rng) % 4; f > 0; f--)
+				n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
+				                      next_random(&rng) % 2 ? " " : "\t",
+				                      fields[next_random(&rng) % 7]);
+		}
+		if (next_random(&rng) % 3 == 0)
+			snprintf(list + n, sizeof list - n, " %s", noise[next_random(&rng) % 12]);
+		err[0] = 0;
+		if (ls_arms_parse(list, &l, err, sizeof err)) {
+			accepted++;
+			assert_true(l.n >= 1 && l.total_weight >= l.n);
+			for (unsigned i = 0; i < l.n; i++)
+				assert_true(l.arm[i].name[0] != 0);
+			assert_true(ls_arms_pick(&l, list) < l.n);
+		} else {
+			refused++;
+			assert_int_equal(strncmp(err, "LOCKSWAP_ARMS: ", 15), 0);
+			assert_null(strchr(err, '\n'));
+		}
+	}
+	/* Both outcomes must have been exercised for the test to mean anything. */
+	assert_true(accepted > 500 && refused > 500);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -86,6 +175,9 @@ int main(void)
 		cmocka_unit_test(backend_values),
 		cmocka_unit_test(load_is_all_or_nothing),
 		cmocka_unit_test(every_option_default_is_valid),
+		cmocka_unit_test(arm_settings_win),
+		cmocka_unit_test(prom_needs_stats),
+		cmocka_unit_test(arm_lists_never_crash),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }
