@@ -24,7 +24,9 @@ def panel(ax, arms, measure, rows):
         if row["median"] is not None:
             ax.hlines(row["median"], x - 0.4, x + 0.4, color="black", linewidth=2, zorder=4)
     ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels([f"{n}\n{r['verdict'] or ''}" for n, r in zip(names, rows)], fontsize=7)
+    # "no clear difference" on two lines, or neighbouring labels overlap.
+    ax.set_xticklabels([f"{n}\n" + (r["verdict"] or "").replace("no clear ", "no clear\n")
+                        for n, r in zip(names, rows)], fontsize=7)
     ax.set_title(measure.label, fontsize=9)
     ax.grid(True, axis="y", alpha=0.3)
     if measure.key == "p99_wait_ns":
