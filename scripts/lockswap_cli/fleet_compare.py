@@ -21,7 +21,9 @@ class Measure:
 
 
 def percent(v):
-    return "-" if v is None else f"{100 * v:.2f}%"
+    # three significant digits: a fleet's contended shares are often far
+    # below 1%, where a fixed two decimals would print 0.00% for all arms
+    return "-" if v is None else f"{100 * v:.3g}%"
 
 
 LOCK_MEASURES = (
