@@ -43,8 +43,8 @@ def add_settings(args, wanted):
 def require_support(lib, wanted):
     """Before the library is asked to check LOCKSWAP_ARMS (an unknown
     variable to an old library), say plainly what is missing."""
-    if (ARMS in wanted or ARM_KEY in wanted) and not lib.has_arms:
-        lib.arm_choose("", "")      # raises the "no arms support" error
+    if ARMS in wanted or ARM_KEY in wanted:
+        lib.require_arms()
 
 
 def announcement(lib, values, env, pid):

@@ -125,19 +125,21 @@ class Library:
             msg += f" (known: {', '.join(self.options())})"
         return msg
 
-
     @property
     def has_arms(self):
         return self._arm_choose is not None
+
+    def require_arms(self):
+        if not self.has_arms:
+            raise UsageError(f"{self.path}: this liblockswap.so has no arms support "
+                             "(no lockswap_arm_choose; rebuild it from a tree with LOCKSWAP_ARMS)")
 
     def arm_choose(self, arms, key):
         """(index, name) of the arm of LOCKSWAP_ARMS=arms that the library
         picks for the key string key (what it hashes: the pid as decimal,
         or the key variable's value); UsageError with the library's line
         for a bad list."""
-        if not self.has_arms:
-            raise UsageError(f"{self.path}: this liblockswap.so has no arms support "
-                             "(no lockswap_arm_choose; rebuild it from a tree with LOCKSWAP_ARMS)")
+        self.require_arms()
         buf = ctypes.create_string_buffer(_ERRLEN)
         index = self._arm_choose(arms.encode(), key.encode(), buf, _ERRLEN)
         text = buf.value.decode("utf-8", "replace")
