@@ -48,7 +48,7 @@ class Comparison:
         if args.metric and not any(p.values["metric"] is not None for p in procs):
             raise UsageError(f"--metric {args.metric}: no process reports it (looked for the key "
                              f"in {fleet.app_path(procs[0].path)} and the other *{fleet.APP_SUFFIX})")
-        self.procs, self.seed, self.top = procs, args.seed, args.top
+        self.procs, self.seed, self.top, self.metric = procs, args.seed, args.top, args.metric
         self.by_arm_object = any(p.arm_index is not None for p in procs)
         self.order = [self.baseline] + [a for a in self.arms if a != self.baseline]
         self.results = fleet_compare.compare_all(
@@ -83,6 +83,7 @@ class Comparison:
         return {
             "schema": "lockswap-fleet", "schema_version": 1, "baseline": self.baseline,
             "grouped_by": "arm" if self.by_arm_object else "backend", "seed": self.seed,
+            "metric_key": self.metric,
             "arms": [{"name": a, "processes": len(self.arms[a]),
                       "settings": self.arms[a][0].settings, **self.totals[a]} for a in self.order],
             "measures": [{**m.to_json(), "rows": rows} for m, rows in self.results],

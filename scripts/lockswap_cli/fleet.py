@@ -15,9 +15,9 @@ KEY is a dotted path looked up the way `lockswap ab --json-key` does.
 import json
 import os
 
-from . import fleet_measures, metrics
+from . import fleet_measures, fleet_sites, metrics
 from .errors import UsageError
-from .report import load
+from .report import load, mutexes
 
 APP_SUFFIX = ".app.json"
 
@@ -64,6 +64,15 @@ class Process:
     def __init__(self, path, metric_key=None):
         self.doc = load(path)
         self.path = path
+        try:
+            self._read(metric_key)
+        except (KeyError, TypeError, ZeroDivisionError) as e:
+            # load() checked the schema's name and version, not every field
+            raise UsageError(f"{path}: not a valid statistics file ({type(e).__name__}: {e})") \
+                from None
+
+    def _read(self, metric_key):
+        path = self.path
         self.pid = self.doc["pid"]
         arm = self.doc.get("arm")
         if arm is not None:
@@ -76,6 +85,8 @@ class Process:
             self.arm = self.doc["backend"]
             self.arm_index = None
             self.settings = None
+        for lock in mutexes(self.doc):
+            fleet_sites.check_fields(lock)
         self.values = {
             "contended_share": fleet_measures.contended_share(self.doc),
             "p99_wait_ns": fleet_measures.p99_wait_ns(self.doc),

@@ -12,6 +12,14 @@ from .report import lock_label, mutexes
 COUNTS = ("acquisitions", "contended", "trylock_failures", "timeouts")
 
 
+def check_fields(lock):
+    """KeyError or TypeError now, for a file that lacks what merge reads."""
+    lock_label(lock)
+    for c in COUNTS:
+        int(lock[c])
+    len(lock["wait"]["hist"]) + lock["wait"]["estimated_total_ns"]
+
+
 def merge(arms):
     """{(site, arm): row} over every mutex of every process; a row holds
     processes, the COUNTS summed, estimated wait summed, and the merged

@@ -197,6 +197,12 @@ class Errors(CliAssertions, unittest.TestCase):
             f.write("{not json")
         self.assertUsageError(lockswap("report", "--by-arm", *self.files, bad), "bad.json",
                               "not JSON")
+        doc = read_json(self.files[0])
+        del doc["locks"][0]["contended"]
+        fp.write(self.tmp.name, "short", doc)
+        self.assertUsageError(lockswap("report", "--by-arm", *self.files,
+                                       os.path.join(self.tmp.name, "short.json")),
+                              "short.json: not a valid statistics file", "contended")
 
     def test_single_arm(self):
         self.assertUsageError(lockswap("report", "--by-arm", *self.files[:2]),
