@@ -1,7 +1,7 @@
 #!/bin/bash
-# fleet-demo.sh - a fleet experiment on one machine, in a minute or two:
+# fleet-demo.sh - a fleet experiment on one machine, in well under a minute:
 # N processes of a real workload (LevelDB's fillrandom with concurrent
-# writers, or MutexBench) start at once with the same LOCKSWAP_ARMS; each
+# writers, or MutexBench) run with the same LOCKSWAP_ARMS; each
 # picks its arm from a stable hash of its shard number (LOCKSWAP_ARM_KEY=
 # SHARD), writes its lock statistics as JSON and Prometheus text, and saves
 # its own throughput next to them.  Then `lockswap report --by-arm`
@@ -11,7 +11,12 @@
 #
 # Settings (plain variables; a LOCKSWAP_* name would be read by the
 # library as one of its options):
-#   FLEET_PROCESSES=12                  processes, all started together
+#   FLEET_PROCESSES=12                  processes
+#   FLEET_JOBS=CPUs/4 (at least 1)      how many run at once: each of the
+#                                       workload's 4 threads gets a CPU, as
+#                                       it would on a host of its own; more
+#                                       crowd the CPUs, and a process whose
+#                                       threads take turns hardly contends
 #   FLEET_ARMS="glibc; futex; ..."      the LOCKSWAP_ARMS of every process
 #                                       (default below; the first is the baseline)
 #   FLEET_WORKLOAD=leveldb|mutexbench   the program each process runs
@@ -20,6 +25,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
 PROCESSES=${FLEET_PROCESSES:-12}
+JOBS=${FLEET_JOBS:-$(($(nproc) / 4))}
+((JOBS >= 1)) || JOBS=1
 ARMS=${FLEET_ARMS:-"glibc; futex; name=restricted restrict:futex RESTRICT_ACTIVE=2"}
 WORKLOAD=${FLEET_WORKLOAD:-leveldb}
 OUT=${FLEET_OUT:-out/fleet}
@@ -39,6 +46,7 @@ mutexbench)
 *) die "FLEET_WORKLOAD=$WORKLOAD: expected leveldb or mutexbench" ;;
 esac
 [[ $PROCESSES =~ ^[0-9]+$ ]] && ((PROCESSES >= 2)) || die "FLEET_PROCESSES=$PROCESSES: expected a number >= 2"
+[[ $JOBS =~ ^[0-9]+$ ]] || die "FLEET_JOBS=$JOBS: expected a number >= 1"
 if [ ! -f "$LIB" ] || [ ! -x "${PROGRAM[0]}" ]; then
 	say "building (make)"
 	make -s all || die "make failed; on a fresh Debian machine run bash scripts/install-deps.sh first"
@@ -59,24 +67,28 @@ for ((i = 0; i < PROCESSES; i++)); do
 		sed "s/^/  shard $i: /"
 done
 
-say "$PROCESSES processes of ${PROGRAM[*]}, started together"
+say "$PROCESSES processes of ${PROGRAM[*]}, $JOBS at a time"
 # The fleet's configuration: the same for every process but SHARD.  Each
 # process writes its statistics to a file of its own (at exit), and its
 # stdout - the workload's JSON - becomes the application metric file
-# shard-N.app.json next to shard-N.json (docs/fleet.md).
-pids=()
+# shard-N.app.json next to shard-N.json (docs/fleet.md).  Its exit status
+# goes to a file: `wait -n` below reaps processes in any order.
 for ((i = 0; i < PROCESSES; i++)); do
-	SHARD=$i LD_PRELOAD=$LIB \
-		LOCKSWAP_ARMS="$ARMS" LOCKSWAP_ARM_KEY=SHARD \
-		LOCKSWAP_STATS=summary LOCKSWAP_STATS_TOP=0 \
-		LOCKSWAP_STATS_FILE="$OUT/stats/shard-$i.json" \
-		LOCKSWAP_STATS_PROM="$OUT/prom/shard-$i.prom" \
-		"${PROGRAM[@]}" >"$OUT/stats/shard-$i.app.json" 2>"$OUT/logs/shard-$i.err" &
-	pids+=($!)
+	while (($(jobs -rp | wc -l) >= JOBS)); do wait -n; done
+	(
+		SHARD=$i LD_PRELOAD=$LIB \
+			LOCKSWAP_ARMS="$ARMS" LOCKSWAP_ARM_KEY=SHARD \
+			LOCKSWAP_STATS=summary LOCKSWAP_STATS_TOP=0 \
+			LOCKSWAP_STATS_FILE="$OUT/stats/shard-$i.json" \
+			LOCKSWAP_STATS_PROM="$OUT/prom/shard-$i.prom" \
+			"${PROGRAM[@]}" >"$OUT/stats/shard-$i.app.json" 2>"$OUT/logs/shard-$i.err"
+		echo $? >"$OUT/logs/shard-$i.status"
+	) &
 done
+wait
 failed=0
 for ((i = 0; i < PROCESSES; i++)); do
-	if ! wait "${pids[i]}"; then
+	if [ "$(cat "$OUT/logs/shard-$i.status")" != 0 ] || [ ! -s "$OUT/stats/shard-$i.json" ]; then
 		echo "  shard $i failed: $(head -c 300 "$OUT/logs/shard-$i.err")"
 		rm -f "$OUT/stats/shard-$i.json" "$OUT/stats/shard-$i.app.json"
 		failed=$((failed + 1))

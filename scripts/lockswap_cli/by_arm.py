@@ -12,6 +12,13 @@ ARM_LEFT = (0, 8)
 SITE_HEADERS = ("lock (variable or first-use site)", "arm", "processes", "acquired",
                 "contended", "cont%", "wait (est.)", "wait p99")
 SITE_LEFT = (0, 1)
+# C++ first-use sites are mangled names of 100 characters and more: the
+# tables keep the start (namespace, class, function); the .json has them whole.
+SITE_WIDTH = 60
+
+
+def shorten(text, width=SITE_WIDTH):
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def measure_rows(measure, rows):
@@ -26,10 +33,10 @@ def site_rows(ranked, arms, top):
     for site, per_arm in ranked[:top]:
         for arm, r in zip(arms, per_arm):
             if r is None:
-                out.append((site, arm, 0, "-", "-", "-", "-", "-"))
+                out.append((shorten(site), arm, 0, "-", "-", "-", "-", "-"))
                 continue
             share = f"{100 * r['contended'] / r['acquisitions']:.2f}" if r["acquisitions"] else "-"
-            out.append((site, arm, r["processes"], r["acquisitions"], r["contended"], share,
+            out.append((shorten(site), arm, r["processes"], r["acquisitions"], r["contended"], share,
                         fmt_ns(r["wait_ns"]), fmt_ns(r["p99_wait_ns"])))
     return out
 
