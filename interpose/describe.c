@@ -10,13 +10,21 @@
  *   int lockswap_check_option(const char *var, const char *value,
  *                             char *err, size_t errlen)
  *       0 if LOCKSWAP_<var>=value is valid, else -1 and the same one-line
- *       message the library prints at start-up.
+ *       message the library prints at start-up (ARMS: the whole list).
+ *   int lockswap_arm_choose(const char *arms, const char *key,
+ *                           char *buf, size_t len)
+ *       the arm a process whose key has this value (the pid "12345", the
+ *       variable's value "web-7", the seed) runs: its index, and its name
+ *       in buf; -1 and the one-line message in buf for a bad list.
+ *   const char *lockswap_arm(void)
+ *       the name of the arm this process runs; "" without LOCKSWAP_ARMS.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "../backends/backend.h"
 #include "../backends/rwlock.h"
+#include "arms.h"
 #include "export.h"
 #include "init.h"
 #include "options.h"
@@ -67,7 +75,7 @@ static void put_backend(const char *name, const char *about, void *arg)
 
 static const char *kind_name(enum ls_opt_kind k)
 {
-	static const char *const names[] = { "uint", "bool", "choice", "backend", "text" };
+	static const char *const names[] = { "uint", "bool", "choice", "backend", "text", "arms" };
 	return names[k];
 }
 
@@ -123,4 +131,28 @@ LS_EXPORT const char *lockswap_backend(void)
 {
 	ls_active();
 	return ls_active_name;
+}
+
+LS_EXPORT int lockswap_arm_choose(const char *arms, const char *key, char *buf, size_t len)
+{
+	struct ls_arm_list l;
+	char err[LS_ERR_MAX];
+	if (!arms || !*arms) {
+		snprintf(buf, len, "LOCKSWAP_ARMS: no arms given");
+		return -1;
+	}
+	if (!ls_arms_parse(arms, &l, err, sizeof err)) {
+		snprintf(buf, len, "%s", err);
+		return -1;
+	}
+	unsigned i = ls_arms_pick(&l, key ? key : "");
+	snprintf(buf, len, "%s", l.arm[i].name);
+	return (int)i;
+}
+
+LS_EXPORT const char *lockswap_arm(void)
+{
+	ls_active();
+	const struct ls_arm_choice *c = ls_arm_chosen();
+	return c ? c->name : "";
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "../core/thread.h"
+#include "arms.h"
 #include "cancel.h"
 #include "options.h"
 #include "gate.h"
@@ -72,6 +73,7 @@ static void probe_cond_flags(void)
 /* The statistics' configuration, as text (stats/hooks.h).  The strings
  * are the option table's, which outlive every use. */
 static struct ls_stats_settings stats_settings;
+static struct ls_stats_arm stats_arm;
 
 static const char *option_text(const char *name)
 {
@@ -91,7 +93,24 @@ static void configure_stats(void)
 		.file = option_text("STATS_FILE"),
 		.folded = option_text("STATS_FOLDED"),
 		.signal = option_text("STATS_SIGNAL"),
+		.prom = option_text("STATS_PROM"),
+		.interval = atomic_load_explicit(&ls_opt_stats_interval, memory_order_relaxed),
+		.prom_sites = atomic_load_explicit(&ls_opt_stats_prom_sites, memory_order_relaxed),
 	};
+	const struct ls_arm_choice *arm = ls_arm_chosen();
+	if (arm) {
+		stats_arm = (struct ls_stats_arm){
+			.name = arm->name,
+			.index = arm->index,
+			.count = arm->count,
+			.key = arm->key,
+			.key_value = arm->key_value,
+			.seeded = arm->seeded,
+			.seed = arm->seed,
+			.settings = arm->settings,
+		};
+		stats_settings.arm = &stats_arm;
+	}
 	ls_stats_configure(&stats_settings);
 }
 
@@ -103,9 +122,25 @@ static void report_once(const char *line)
 		ls_say(line);
 }
 
+/* "lockswap: arm NAME (I of N), key pid=12345: SETTINGS" and the
+ * environment's values that the arm replaced. */
+static size_t print_arm(char *line, size_t len)
+{
+	const struct ls_arm_choice *a = ls_arm_chosen();
+	if (!a || len < 2)
+		return 0;
+	size_t n = (size_t)snprintf(line, len, "lockswap: arm %s (%u of %u), key %s%s%s: %s\n",
+	                            a->name, a->index + 1, a->count, a->key,
+	                            a->seeded ? " seed " : "=", a->key_value, a->settings);
+	if (a->overrides[0] && n < len)
+		n += (size_t)snprintf(line + n, len - n, "lockswap: arm %s replaces the "
+		                      "environment's settings: %s\n", a->name, a->overrides);
+	return n < len ? n : len - 1;
+}
+
 static void print_config(const struct ls_lock_ops *b)
 {
-	char line[1024];
+	char line[4096];
 	size_t n = (size_t)snprintf(line, sizeof line, "lockswap %s: backend=%s", LS_VERSION,
 	                            ls_option_value(ls_option_find("BACKEND")));
 	for (size_t i = 0; i < ls_options_count && n < sizeof line; i++) {
@@ -115,9 +150,11 @@ static void print_config(const struct ls_lock_ops *b)
 		n += (size_t)snprintf(line + n, sizeof line - n, " %s=%s", o->name, ls_option_value(o));
 	}
 	if (n < sizeof line)
-		snprintf(line + n, sizeof line - n, " (%s)\n", b->about);
-	else
-		line[sizeof line - 2] = '\n', line[sizeof line - 1] = 0;
+		n += (size_t)snprintf(line + n, sizeof line - n, " (%s)\n", b->about);
+	if (n >= sizeof line - 1)
+		line[sizeof line - 2] = '\n', line[sizeof line - 1] = 0, n = sizeof line - 1;
+	/* The arm's lines come after the configuration they explain. */
+	print_arm(line + n, sizeof line - n);
 	report_once(line);
 }
 

@@ -1,15 +1,19 @@
 #include "options.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "../backends/backend.h"
+#include "arms.h"
 #include "options_targets.h"
 
 _Atomic unsigned ls_opt_verbose;
 _Atomic unsigned ls_opt_stats, ls_opt_stats_top, ls_opt_stats_sample;
+_Atomic unsigned ls_opt_stats_interval, ls_opt_stats_prom_sites;
 
 const struct ls_option ls_options[] = {
 #define LS_OPTION(NAME, KIND, DEF, MIN, MAX, CHOICES, TARGET, HELP) \
@@ -89,6 +93,41 @@ static unsigned long value_of(const struct ls_option *o, const char *v)
 	}
 }
 
+/* LOCKSWAP_STATS_PROM: a file name in a directory we can write (checked at
+ * start-up, so a typo is reported at once rather than at the first write). */
+static bool prom_path_check(const char *v, char *why, size_t len)
+{
+	size_t n = strlen(v);
+	if (n == 0)
+		return true;
+	if (v[n - 1] == '/') {
+		snprintf(why, len, "names a directory; give a file name such as "
+		         "DIR/lockswap-%%p.prom");
+		return false;
+	}
+	char dir[LS_TEXT_MAX];
+	const char *slash = strrchr(v, '/');
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", slash == v ? 1 : (int)(slash - v), v);
+	/* A directory named with %p is made per process: nothing to check. */
+	if (strchr(dir, '%') || access(dir, W_OK | X_OK) == 0)
+		return true;
+	snprintf(why, len, "cannot write into directory %.200s (%s)", dir, strerror(errno));
+	return false;
+}
+
+/* Free-text options whose text has a syntax of its own. */
+static bool text_check(const struct ls_option *o, const char *v, char *why, size_t len)
+{
+	if (strcmp(o->name, "ARM_KEY") == 0)
+		return ls_arm_key_check(v, why, len);
+	if (strcmp(o->name, "STATS_PROM") == 0)
+		return prom_path_check(v, why, len);
+	return true;
+}
+
 bool ls_option_check(const struct ls_option *o, const char *v, char *err, size_t errlen)
 {
 	unsigned long n;
@@ -123,10 +162,18 @@ bool ls_option_check(const struct ls_option *o, const char *v, char *err, size_t
 			return true;
 		break;
 	case LS_OPT_TEXT:
-		if (strlen(v) < LS_TEXT_MAX)
+		if (strlen(v) >= LS_TEXT_MAX) {
+			snprintf(why, sizeof why, "longer than %d characters", LS_TEXT_MAX - 1);
+			break;
+		}
+		if (text_check(o, v, why, sizeof why))
 			return true;
-		snprintf(why, sizeof why, "longer than %d characters", LS_TEXT_MAX - 1);
 		break;
+	case LS_OPT_ARMS: {
+		/* "" is no experiment.  The parser's message names the arm. */
+		struct ls_arm_list l;
+		return !*v || ls_arms_parse(v, &l, err, errlen);
+	}
 	}
 	snprintf(err, errlen, PREFIX "%s='%.60s': %s", o->name, v, why);
 	return false;
@@ -134,10 +181,29 @@ bool ls_option_check(const struct ls_option *o, const char *v, char *err, size_t
 
 const char *ls_option_value(const struct ls_option *o)
 {
+	const char *arm = ls_arm_value(o);
+	if (arm)
+		return arm;
 	char var[64];
 	snprintf(var, sizeof var, PREFIX "%s", o->name);
 	const char *v = getenv(var);
-	return v ? v : o->def;
+	if (v)
+		return v;
+	/* Asking for an export is asking for the numbers it exports. */
+	if (strcmp(o->name, "STATS") == 0 && *ls_option_value(ls_option_find("STATS_PROM")))
+		return "summary";
+	return o->def;
+}
+
+/* Rules between options: an export needs statistics switched on. */
+static bool check_together(char *err, size_t errlen)
+{
+	const char *prom = ls_option_value(ls_option_find("STATS_PROM"));
+	if (!*prom || strcmp(ls_option_value(ls_option_find("STATS")), "off") != 0)
+		return true;
+	snprintf(err, errlen, PREFIX "STATS_PROM='%.60s' needs the statistics, but "
+	         PREFIX "STATS=off (leave it unset or give summary or full)", prom);
+	return false;
 }
 
 /* A LOCKSWAP_* variable the table does not know is a typo the user would
@@ -176,9 +242,13 @@ static bool check_unknown(char *err, size_t errlen)
 
 bool ls_options_load(char *err, size_t errlen)
 {
-	bool ok = check_unknown(err, errlen);
+	/* The arm first: its settings are the values checked below. */
+	bool ok = check_unknown(err, errlen) && ls_arms_select(err, errlen);
 	for (size_t i = 0; ok && i < ls_options_count; i++)
 		ok = ls_option_check(&ls_options[i], ls_option_value(&ls_options[i]), err, errlen);
+	ok = ok && check_together(err, errlen);
+	if (!ok)
+		ls_arms_clear();
 	/* All or nothing: with any bad value every target keeps its default. */
 	for (size_t i = 0; i < ls_options_count; i++) {
 		const struct ls_option *o = &ls_options[i];

@@ -18,7 +18,8 @@
 
 /* LS_OPT_UINT may also accept one word, its CHOICES (LOCKSWAP_SPIN's
  * "adaptive"): the target then receives LS_OPT_UINT_WORD. */
-enum ls_opt_kind { LS_OPT_UINT, LS_OPT_BOOL, LS_OPT_CHOICE, LS_OPT_BACKEND, LS_OPT_TEXT };
+enum ls_opt_kind { LS_OPT_UINT, LS_OPT_BOOL, LS_OPT_CHOICE, LS_OPT_BACKEND, LS_OPT_TEXT,
+                   LS_OPT_ARMS };
 #define LS_OPT_UINT_WORD 0xffffffffu
 
 /* Targets of options that do not belong to a core/ module. */
@@ -26,6 +27,8 @@ extern _Atomic unsigned ls_opt_verbose;
 /* LOCKSWAP_STATS (0 off, 1 summary, 2 full), _TOP, _SAMPLE: handed to the
  * statistics at start-up (init.c), never read by them directly. */
 extern _Atomic unsigned ls_opt_stats, ls_opt_stats_top, ls_opt_stats_sample;
+/* LOCKSWAP_STATS_INTERVAL, _PROM_SITES: the Prometheus export's. */
+extern _Atomic unsigned ls_opt_stats_interval, ls_opt_stats_prom_sites;
 
 struct ls_option {
 	const char *name;      /* without the LOCKSWAP_ prefix */
@@ -55,7 +58,9 @@ const struct ls_option *ls_option_find(const char *name);
  * variables (a misspelt name must not silently do nothing). */
 bool ls_options_load(char *err, size_t errlen);
 
-/* The effective value of an option as text (environment or default). */
+/* The effective value of an option as text: the chosen arm's setting
+ * (LOCKSWAP_ARMS), else the environment's, else the default (STATS's
+ * default is summary while STATS_PROM is set). */
 const char *ls_option_value(const struct ls_option *o);
 
 #endif

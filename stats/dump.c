@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prom.h"
 #include "report.h"
 
 _Atomic int ls_stats_helper_wanted;
@@ -97,6 +98,7 @@ void ls_stats_constructor(void)
 	ls_stats_busy--;
 	ls_stats_unwind_warm();
 	signal_setup();
+	ls_stats_export_start();
 }
 
 static void *helper_main(void *arg)
@@ -125,7 +127,8 @@ void ls_stats_helper_maybe_start(uintptr_t site)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_t a;
 	pthread_t th;
-	if (pthread_attr_init(&a) == 0) {
+	/* Wanted for the signal (a pipe) or for a fork child's export. */
+	if (pipe_r >= 0 && pthread_attr_init(&a) == 0) {
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
 		pthread_attr_setstacksize(&a, 256 * 1024);
 		if (pthread_create(&th, &a, helper_main, NULL) == 0)
@@ -134,10 +137,11 @@ void ls_stats_helper_maybe_start(uintptr_t site)
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	ls_stats_busy--;
+	ls_stats_export_child_maybe_start();
 }
 
 /* path with %p expanded; a fork child's name gets ".<pid>" if no %p. */
-static void expand(const char *path, char *out, size_t len)
+void ls_stats_path_expand(const char *path, char *out, size_t len)
 {
 	size_t n = 0;
 	bool pid_seen = false;
@@ -173,7 +177,7 @@ static void write_file(const struct ls_snap *s, const char *pattern, enum fmt f,
                        const char *reason, uint32_t seq)
 {
 	char path[512], tmp[560];
-	expand(pattern, path, sizeof path);
+	ls_stats_path_expand(pattern, path, sizeof path);
 	/* A process that used no lock (a shell or `timeout` in front of the
 	 * program, with the same environment) leaves an existing file alone. */
 	if (!s->nmutex && !s->ncond && access(path, F_OK) == 0)
@@ -198,21 +202,34 @@ static void write_file(const struct ls_snap *s, const char *pattern, enum fmt f,
 	}
 }
 
-void ls_stats_dump(const char *reason)
+/* One dump or export at a time; `wait`: for up to 5 s. */
+bool ls_stats_dump_enter(bool wait)
 {
-	if (!ls_stats_on() || !ls_stats_setup())
-		return;
-	bool at_exit = strcmp(reason, "exit") == 0;
 	for (int tries = 0;; tries++) {
 		int expected = 0;
 		if (atomic_compare_exchange_strong(&dumping, &expected, 1))
 			break;
-		if (!at_exit || tries > 5000)
-			return;
+		if (!wait || tries > 5000)
+			return false;
 		struct timespec ms = { 0, 1000000 };
 		nanosleep(&ms, NULL);
 	}
 	ls_stats_busy++;
+	return true;
+}
+
+void ls_stats_dump_leave(void)
+{
+	ls_stats_busy--;
+	atomic_store(&dumping, 0);
+}
+
+void ls_stats_dump(const char *reason)
+{
+	if (!ls_stats_on() || !ls_stats_setup())
+		return;
+	if (!ls_stats_dump_enter(strcmp(reason, "exit") == 0))
+		return;
 	uint32_t seq = atomic_fetch_add(&dump_seq, 1) + 1;
 	struct ls_snap s;
 	if (ls_snap_take(&s)) {
@@ -227,15 +244,16 @@ void ls_stats_dump(const char *reason)
 			write_file(&s, ls_stats_cfg.file, FMT_JSON, reason, seq);
 		if (ls_stats_cfg.folded[0])
 			write_file(&s, ls_stats_cfg.folded, FMT_FOLDED, reason, seq);
+		ls_stats_export_at_dump(&s);
 		ls_symbols_end();
 		ls_snap_free(&s);
 	}
-	ls_stats_busy--;
-	atomic_store(&dumping, 0);
+	ls_stats_dump_leave();
 }
 
 void ls_stats_exit(void)
 {
+	ls_stats_export_stop();
 	ls_stats_dump("exit");
 }
 
@@ -249,6 +267,7 @@ void ls_stats_after_fork(void)
 	ls_stats_thread_reset();
 	atomic_store(&dumping, 0);
 	atomic_store(&dump_seq, 0);
+	ls_stats_export_after_fork();
 	/* The parent's helper thread is not here, and its pipe is the
 	 * parent's: a new pipe, and a new helper on demand. */
 	if (pipe_r >= 0) {

@@ -34,6 +34,18 @@ struct ls_stats_lock;
 /* LOCKSWAP_STATS: 0 off, 1 summary, 2 full (the option's choice index). */
 enum { LS_STATS_OFF = 0, LS_STATS_SUMMARY = 1, LS_STATS_FULL = 2 };
 
+/* The arm of an experiment this process runs (LOCKSWAP_ARMS), recorded in
+ * every output.  Strings as ls_stats_settings's. */
+struct ls_stats_arm {
+	const char *name;
+	unsigned index, count;
+	const char *key;       /* "pid", "random" or the variable's name */
+	const char *key_value; /* the hashed string */
+	bool seeded;           /* key "random": seed is the key value's number */
+	uint64_t seed;
+	const char *settings;  /* "capacitor:futex BYPASS=8" */
+};
+
 /* The configuration, given once at start-up, before any other hook and
  * only when the mode is not off.  The strings must stay valid for the
  * process's life. */
@@ -45,6 +57,10 @@ struct ls_stats_settings {
 	const char *file;    /* LOCKSWAP_STATS_FILE, "" = none */
 	const char *folded;  /* LOCKSWAP_STATS_FOLDED */
 	const char *signal;  /* LOCKSWAP_STATS_SIGNAL */
+	const char *prom;    /* LOCKSWAP_STATS_PROM, "" or NULL = no export */
+	unsigned interval;   /* LOCKSWAP_STATS_INTERVAL, seconds */
+	unsigned prom_sites; /* LOCKSWAP_STATS_PROM_SITES */
+	const struct ls_stats_arm *arm; /* NULL: no LOCKSWAP_ARMS */
 };
 void ls_stats_configure(const struct ls_stats_settings *s);
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "impl.h"
+#include "prom.h"
 
 struct ls_stats_config ls_stats_cfg;
 struct ls_stats_lock *ls_stats_recs;
@@ -268,4 +269,9 @@ void ls_stats_timing_add(struct ls_stats_timing *t, uint64_t ns)
 	                                                        memory_order_relaxed,
 	                                                        memory_order_relaxed))
 		;
+}
+
+const struct ls_stats_settings *ls_stats_given(void)
+{
+	return given();
 }

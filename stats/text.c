@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "prom.h"
 #include "report.h"
 
 /* Pad to a display width (UTF-8 continuation bytes take no column). */
@@ -218,6 +219,7 @@ void ls_stats_write_text(const struct ls_snap *s, struct ls_out *o, const char *
 	else
 		ls_out_printf(o, "mode summary (times and stacks sampled 1 in %u)", c->sample);
 	ls_out_printf(o, ", %s\n", elapsed);
+	ls_stats_write_arm_text(o);
 	ls_out_printf(o, "  %u mutexes and %u condvars used by %u threads (%u exited)",
 	              s->nmutex, s->ncond, s->threads_live + s->threads_exited, s->threads_exited);
 	if (!s->nmutex && !s->ncond) {

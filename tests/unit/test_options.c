@@ -1,5 +1,6 @@
-/* test_options.c - the option table's parser (interpose/options.c, included
- * here because unit tests link core/ and backends/ only). */
+/* test_options.c - the option table's parser (interpose/options.c, and the
+ * arms it reads first, interpose/arms.c; included here because unit tests
+ * link core/ and backends/ only). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <cmocka.h>
 
 #include "../../interpose/options.c"
+#include "../../interpose/arms.c"
 
 static char err[LS_ERR_MAX];
 
@@ -78,6 +80,44 @@ static void every_option_default_is_valid(void **state)
 	}
 }
 
+/* The chosen arm's settings are the options' values, over the environment. */
+static void arm_settings_win(void **state)
+{
+	setenv("LOCKSWAP_BYPASS", "4", 1);
+	setenv("LOCKSWAP_ARMS", "capacitor:futex BYPASS=8", 1);
+	assert_true(ls_options_load(err, sizeof err));
+	assert_int_equal(atomic_load(&ls_capacitor_bypass), 8);
+	assert_string_equal(ls_option_value(ls_option_find("BACKEND")), "capacitor:futex");
+	assert_non_null(strstr(ls_arm_chosen()->overrides, "BYPASS=8 (environment: 4)"));
+	unsetenv("LOCKSWAP_BYPASS");
+	ls_arms_clear();
+	setenv("LOCKSWAP_ARMS", "futex RESTRICT_ACTIVE=0", 1);
+	assert_false(ls_options_load(err, sizeof err));
+	assert_non_null(strstr(err, "LOCKSWAP_ARMS: arm 1 ('futex RESTRICT_ACTIVE=0'): "
+	                            "LOCKSWAP_RESTRICT_ACTIVE='0'"));
+	assert_null(ls_arm_chosen());
+	assert_int_equal(atomic_load(&ls_capacitor_bypass), 4); /* defaults again */
+	unsetenv("LOCKSWAP_ARMS");
+}
+
+/* STATS_PROM turns an unset STATS to summary; an explicit off is an error. */
+static void prom_needs_stats(void **state)
+{
+	setenv("LOCKSWAP_STATS_PROM", "lockswap-test.prom", 1);
+	assert_true(ls_options_load(err, sizeof err));
+	assert_int_equal(atomic_load(&ls_opt_stats), 1);
+	setenv("LOCKSWAP_STATS", "off", 1);
+	assert_false(ls_options_load(err, sizeof err));
+	assert_non_null(strstr(err, "LOCKSWAP_STATS=off"));
+	setenv("LOCKSWAP_STATS_PROM", "/nonexistent-dir/x.prom", 1);
+	unsetenv("LOCKSWAP_STATS");
+	assert_false(ls_options_load(err, sizeof err));
+	assert_non_null(strstr(err, "cannot write into directory /nonexistent-dir"));
+	unsetenv("LOCKSWAP_STATS_PROM");
+	assert_true(ls_options_load(err, sizeof err));
+	assert_int_equal(atomic_load(&ls_opt_stats), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -86,6 +126,8 @@ int main(void)
 		cmocka_unit_test(backend_values),
 		cmocka_unit_test(load_is_all_or_nothing),
 		cmocka_unit_test(every_option_default_is_valid),
+		cmocka_unit_test(arm_settings_win),
+		cmocka_unit_test(prom_needs_stats),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }
