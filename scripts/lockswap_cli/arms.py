@@ -60,9 +60,11 @@ def announcement(lib, values, env, pid):
         key_value = str(pid)
     else:
         key_value = env.get(key)
-        if key_value is None:
-            raise UsageError(f"LOCKSWAP_ARM_KEY={key}: {key} is not set in the program's "
-                             "environment, so it has no key to pick an arm by")
+        if not key_value:
+            # the library refuses both at start-up and runs on glibc
+            raise UsageError(f"LOCKSWAP_ARM_KEY={key}: {key} is "
+                             f"{'empty' if key_value == '' else 'not set'} in the program's "
+                             "environment, so no arm can be chosen")
     _, name = lib.arm_choose(arms, key_value)
     return f"lockswap: arm {name} (key {key}={key_value})"
 
