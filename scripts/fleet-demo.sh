@@ -11,7 +11,9 @@
 #
 # Settings (plain variables; a LOCKSWAP_* name would be read by the
 # library as one of its options):
-#   FLEET_PROCESSES=12                  processes
+#   FLEET_PROCESSES=24                  processes (12 leave one arm of the
+#                                       default three with a single process:
+#                                       SHARD=0..11 hash to 4, 7 and 1)
 #   FLEET_JOBS=CPUs/4 (at least 1)      how many run at once: each of the
 #                                       workload's 4 threads gets a CPU, as
 #                                       it would on a host of its own; more
@@ -24,7 +26,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-PROCESSES=${FLEET_PROCESSES:-12}
+PROCESSES=${FLEET_PROCESSES:-24}
 JOBS=${FLEET_JOBS:-$(($(nproc) / 4))}
 ((JOBS >= 1)) || JOBS=1
 ARMS=${FLEET_ARMS:-"glibc; futex; name=restricted restrict:futex RESTRICT_ACTIVE=2"}

@@ -5,9 +5,13 @@ from one statistics file (docs/stats-schema.json) alone.
   p99 wait         99th percentile of the contended waits of every mutex,
                    from their merged log2 histograms
   min share        fairness of the hottest mutex (most contended
-                   acquisitions): the least-served thread's share of its
-                   acquisitions times the number of threads that took it,
-                   so 1.0 = even shares whatever the thread count, 0 = starved
+                   acquisitions) among the threads that competed for it
+                   (had a contended acquisition): the least-served one's
+                   acquisitions over the mean of them, so 1.0 = even shares
+                   whatever the thread count, 0 = starved.  Threads that
+                   never waited are left out: a main thread that took the
+                   lock once at start-up is not a victim of unfairness,
+                   and would pin the measure at 0 for every arm.
 
 A measure a process cannot give (no acquisitions, no timed waits) is None:
 that process is left out of that measure only.
@@ -63,15 +67,18 @@ def p99_wait_ns(doc):
 
 
 def hottest_mutex(doc):
-    taken = [l for l in mutexes(doc) if l["fairness"]["threads"]]
+    taken = [l for l in mutexes(doc) if l["contended"]]
     if not taken:
         return None
     return max(taken, key=lambda l: (l["contended"], l["acquisitions"]))
 
 
 def min_share(doc):
+    """None without a mutex that two threads or more competed for."""
     lock = hottest_mutex(doc)
     if lock is None:
         return None
-    f = lock["fairness"]
-    return f["min_share"] * f["threads"]
+    shares = [t["acquisitions"] for t in lock["per_thread"] if t["contended"]]
+    if len(shares) < 2 or not sum(shares):
+        return None
+    return min(shares) * len(shares) / sum(shares)

@@ -21,6 +21,15 @@ def heap_mutex(id_, acq, contended, addr, symbol=None, shares=(1,)):
     return m
 
 
+def competing_mutex(id_, name, contended, shares):
+    """A mutex its threads all waited for at least once (so every one of
+    them counts in min share); acquisitions = sum(shares)."""
+    m = base.mutex(id_, name, sum(shares), contended, contended * 100, shares=shares)
+    for t in m["per_thread"]:
+        t["contended"] = max(1, contended // len(shares))
+    return m
+
+
 def process(pid, locks, arm=None, backend="futex"):
     doc = base.profile(backend=backend, locks=locks)
     doc["pid"] = pid

@@ -105,23 +105,31 @@ class Measures(unittest.TestCase):
         self.assertIsNone(fleet_measures.hist_quantile([0, 0], 0.99))
 
     def test_shares(self):
-        doc = fp.process(1, [fp.base.mutex(1, "a", 1000, 100, 100, shares=(100, 300, 600)),
-                             fp.base.mutex(2, "b", 3000, 200, 200, shares=(1500, 1500))])
+        a = fp.competing_mutex(1, "a", 100, shares=(100, 300, 600))
+        b = fp.competing_mutex(2, "b", 200, shares=(1500, 1500))
+        doc = fp.process(1, [a, b])
         self.assertAlmostEqual(fleet_measures.contended_share(doc), 300 / 4000)
         # the hottest lock is b (200 contended): two even threads
         self.assertAlmostEqual(fleet_measures.min_share(doc), 1.0)
-        doc["locks"][0]["contended"] = 900
-        self.assertAlmostEqual(fleet_measures.min_share(doc), 3 * 100 / 1000)
+        a["contended"] = 900
+        self.assertAlmostEqual(fleet_measures.min_share(doc), 100 / (1000 / 3))
+        # a thread that never waited for it is not counted
+        a["per_thread"][0]["contended"] = 0
+        self.assertAlmostEqual(fleet_measures.min_share(doc), 300 / (900 / 2))
+        a["per_thread"][1]["contended"] = 0
+        self.assertIsNone(fleet_measures.min_share(doc), "one competing thread is no contest")
 
 
-def share_fleet(folder, arms, metric=None):
+def share_fleet(folder, arms, metric=None, fairness=None):
     """One process per value: arms = {name: [contended shares]}; metric
-    = {name: [app values]} written to the .app.json files."""
+    = {name: [app values]} written to the .app.json files; fairness =
+    {name: [the first of two threads' share of the acquisitions]}."""
     files = []
     for index, (name, shares) in enumerate(arms.items()):
         for k, share in enumerate(shares):
-            lock = fp.base.mutex(1, "big_lock", 10000, round(share * 10000), 1000,
-                                 shares=(5000, 5000))
+            first = round(10000 * fairness[name][k]) if fairness else 5000
+            lock = fp.competing_mutex(1, "big_lock", round(share * 10000),
+                                      shares=(first, 10000 - first))
             doc = fp.process(1000 + 100 * index + k, [lock], fp.arm_object(name, index, len(arms)))
             app = {"result": {"ops": metric[name][k]}} if metric else None
             files.append(fp.write(folder, f"{name}-{k}", doc, app))
@@ -157,6 +165,15 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(self.verdicts(files), {"glibc": "baseline", "better": "better",
                                                 "worse": "worse", "same": "no clear difference"})
 
+    def test_min_share_higher_is_better(self):
+        rnd = random.Random(7)
+        first = {"glibc": [0.25 + rnd.uniform(-0.02, 0.02) for _ in range(6)],   # min share ~0.5
+                 "fairer": [0.5 + rnd.uniform(-0.02, 0.0) for _ in range(6)],    # ~1.0
+                 "starves": [0.05 + rnd.uniform(-0.02, 0.02) for _ in range(6)]}  # ~0.1
+        files = share_fleet(self.tmp.name, {a: [0.3] * 6 for a in first}, fairness=first)
+        self.assertEqual(self.verdicts(files, measure="min_share"),
+                         {"glibc": "baseline", "fairer": "better", "starves": "worse"})
+
     def test_metric_direction_and_baseline_flag(self):
         n = 6
         files = share_fleet(self.tmp.name, {"a": [0.2] * n, "b": [0.2] * n},
@@ -173,8 +190,8 @@ class Verdicts(unittest.TestCase):
         files = []
         for backend, share in (("futex", 0.1), ("glibc", 0.4)):
             for k in range(5):
-                lock = fp.base.mutex(1, "big_lock", 10000, int(share * 10000) + k, 100,
-                                     shares=(5000, 5000))
+                lock = fp.competing_mutex(1, "big_lock", int(share * 10000) + k,
+                                          shares=(5000, 5000))
                 files.append(fp.write(self.tmp.name, f"{backend}{k}",
                                       fp.process(10 + k, [lock], backend=backend)))
         # no "arm" object: grouped by "backend", glibc is the baseline
