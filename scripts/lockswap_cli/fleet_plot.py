@@ -31,6 +31,12 @@ def panel(ax, arms, measure, rows):
     ax.grid(True, axis="y", alpha=0.3)
     if measure.key == "p99_wait_ns":
         ax.set_ylabel("ns")
+    # Across a fleet a measure can span orders of magnitude; on a linear axis
+    # most processes then sit on zero (plot.LOG_SPAN, as the sweep plots do).
+    shown = [p.values[measure.key] for r in rows for p in arms[r["arm"]]
+             if p.values.get(measure.key) is not None]
+    if shown and min(shown) > 0 and max(shown) / min(shown) > plot.LOG_SPAN:
+        ax.set_yscale("log")
 
 
 def draw(path, arms, results, title):
