@@ -29,7 +29,8 @@ def percent(v):
 LOCK_MEASURES = (
     Measure("contended_share", "contended share", True, percent),
     Measure("p99_wait_ns", "p99 wait", True, fmt_ns),
-    Measure("min_share", "min share", False, lambda v: "-" if v is None else f"{v:.3f}"),
+    # significant digits here too: a starved thread's 0.0003 is not 0.000
+    Measure("min_share", "min share", False, lambda v: "-" if v is None else f"{v:.3g}"),
 )
 
 
