@@ -104,6 +104,7 @@ check:
 
 demo:
 	bash scripts/demo.sh
+fleet-demo: all ; bash scripts/fleet-demo.sh
 
 list: liblockswap.so
 	@/usr/bin/python3 scripts/lockswap list

@@ -76,6 +76,13 @@ class Library:
         self._describe.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
         self._check.restype = ctypes.c_int
         self._check.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+        # Libraries built before LOCKSWAP_ARMS existed lack this one: the
+        # CLI says so instead of failing on a missing symbol.
+        self._arm_choose = getattr(dll, "lockswap_arm_choose", None)
+        if self._arm_choose is not None:
+            self._arm_choose.restype = ctypes.c_int
+            self._arm_choose.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                         ctypes.c_size_t]
         self._json = None
 
     def describe_text(self):
@@ -117,6 +124,28 @@ class Library:
         if var not in self.options():
             msg += f" (known: {', '.join(self.options())})"
         return msg
+
+    @property
+    def has_arms(self):
+        return self._arm_choose is not None
+
+    def require_arms(self):
+        if not self.has_arms:
+            raise UsageError(f"{self.path}: this liblockswap.so has no arms support "
+                             "(no lockswap_arm_choose; rebuild it from a tree with LOCKSWAP_ARMS)")
+
+    def arm_choose(self, arms, key):
+        """(index, name) of the arm of LOCKSWAP_ARMS=arms that the library
+        picks for the key string key (what it hashes: the pid as decimal,
+        or the key variable's value); UsageError with the library's line
+        for a bad list."""
+        self.require_arms()
+        buf = ctypes.create_string_buffer(_ERRLEN)
+        index = self._arm_choose(arms.encode(), key.encode(), buf, _ERRLEN)
+        text = buf.value.decode("utf-8", "replace")
+        if index < 0:
+            raise UsageError(text)
+        return index, text
 
 
 def open_library(args):

@@ -7,6 +7,7 @@ import os
 from .errors import ToolError, UsageError
 from .output import text_table
 from . import plot as plots
+from .measure import natural_int
 
 SUMMARY = "show or compare lock statistics files (LOCKSWAP_STATS_FILE)"
 DESCRIPTION = """\
@@ -19,6 +20,7 @@ LOCKSWAP_STATS_FILE=FILE.json (see docs/stats.md):
   lockswap report A.json B.json              compare two profiles (A/B)
   lockswap report FILE.json --folded OUT     flame-graph input (waiter stacks)
   lockswap report FILE.json --plot OUT.png   wait-time histograms of the top locks
+  lockswap report --by-arm FILES...          compare the arms of a fleet (docs/fleet.md)
 
 Counts are exact; times are sampled (1 in `sample`) and totals scaled.
 Exit status: 0, 1 if an output file cannot be written, 2 for a bad file
@@ -30,7 +32,8 @@ SCHEMA_VERSION = 1
 
 def add_arguments(parser):
     parser.add_argument("files", nargs="+", metavar="FILE.json",
-                        help="one statistics file, or two (A B) to compare")
+                        help="one statistics file, or two (A B) to compare, or with --by-arm "
+                             "any number")
     parser.add_argument("--top", type=int, default=10, metavar="N",
                         help="rows to show (default 10)")
     parser.add_argument("--by", choices=("lock", "site", "thread"), default="lock",
@@ -40,6 +43,24 @@ def add_arguments(parser):
     parser.add_argument("--holders", action="store_true",
                         help="with --folded: the holders' stacks instead of the waiters'")
     parser.add_argument("--plot", metavar="PNG", help="write the wait-time histograms of the top locks")
+    fleet = parser.add_argument_group(
+        "fleet comparison", "--by-arm: many processes' files grouped by their arm (LOCKSWAP_ARMS)\n"
+        "or backend; see docs/fleet.md.")
+    fleet.add_argument("--by-arm", action="store_true",
+                       help="compare arms: per-arm medians, ratio to the baseline with a 95%% "
+                            "bootstrap CI and a verdict, and locks merged by call site")
+    fleet.add_argument("--baseline", metavar="ARM",
+                       help="the arm the others are compared with (default: the first arm of "
+                            "LOCKSWAP_ARMS, else glibc, else the first by name)")
+    fleet.add_argument("--metric", metavar="KEY",
+                       help="also compare the application's number KEY (a dotted path) read "
+                            "from X.app.json next to each X.json")
+    fleet.add_argument("--lower-is-better", action="store_true",
+                       help="with --metric: smaller values are better (latency, time)")
+    fleet.add_argument("--out", metavar="PREFIX",
+                       help="also write PREFIX.md, PREFIX.csv, PREFIX.json and PREFIX.png")
+    fleet.add_argument("--seed", type=natural_int, default=1, metavar="S",
+                       help="seed of the bootstrap (default 1)")
 
 
 # ---- reading ----
@@ -286,11 +307,22 @@ def plot(docs, path, top):
     plots.save(plt, fig, path)
 
 
+FLEET_ONLY = ("baseline", "metric", "lower_is_better", "out")
+
+
 def main(args):
-    if len(args.files) > 2:
-        raise UsageError("give one statistics file, or two to compare")
     if args.top < 1:
         raise UsageError("--top must be at least 1")
+    if args.by_arm:
+        if args.folded or args.plot or args.by != "lock":
+            raise UsageError("--by-arm takes none of --by, --folded, --plot (see --out)")
+        from . import by_arm  # here, not at the top: by_arm builds on this module
+        return by_arm.main(args)
+    used = [f"--{k.replace('_', '-')}" for k in FLEET_ONLY if getattr(args, k)]
+    if used:
+        raise UsageError(f"{used[0]} goes with --by-arm")
+    if len(args.files) > 2:
+        raise UsageError("give one statistics file, or two to compare (or many with --by-arm)")
     if args.holders and not args.folded:
         raise UsageError("--holders goes with --folded")
     docs = [load(p) for p in args.files]

@@ -2,7 +2,7 @@
 import os
 import sys
 
-from . import settings
+from . import arms, settings
 from .errors import UsageError
 from .library import PREFIX, open_library
 
@@ -17,6 +17,11 @@ on, checked the same way (flags win over them).
   lockswap run -b futex --spin 0 -- ./server --port 8080
   lockswap run -b futex --set SPIN=50 --verbose -- make -j2
   lockswap run -b futex -r bravo -- ./read_mostly_server
+  lockswap run --arms "glibc; futex" --stats summary -- ./server
+
+With LOCKSWAP_ARMS (--arms, or inherited) it first prints the arm the
+program will run, from the library's own choice for its key:
+`lockswap: arm NAME (key pid=NNN)` on stderr.
 
 Exit status: the program's own (lockswap replaces itself with it); 2 for a
 usage error (bad value, unknown backend or variable, no command, command
@@ -30,6 +35,7 @@ def add_arguments(parser):
     parser.add_argument("-r", "--rwlock", metavar="NAME",
                         help="rwlock backend (LOCKSWAP_RWLOCK; `lockswap list` shows them)")
     settings.add_option_flags(parser, run=True)
+    arms.add_arguments(parser)
 
 
 def prepare(args):
@@ -40,15 +46,18 @@ def prepare(args):
         wanted[PREFIX + "BACKEND"] = (args.backend, f"-b {args.backend}")
     if args.rwlock is not None:
         wanted[PREFIX + "RWLOCK"] = (args.rwlock, f"-r {args.rwlock}")
+    arms.add_settings(args, wanted)
+    arms.require_support(lib, wanted)
     values = settings.check(lib, wanted)
     env = settings.child_env(lib.path, values)
-    return settings.resolve_command(args.command, env), env
+    return settings.resolve_command(args.command, env), env, values
 
 
 def main(args):
     if not args.command:
         raise UsageError("run: no command to run: give it after `--`")
-    cmd, env = prepare(args)
+    cmd, env, values = prepare(args)
+    arms.announce(open_library(args), values, env)
     sys.stdout.flush()
     sys.stderr.flush()
     try:
