@@ -15,7 +15,7 @@
 #define CAP 8
 #define PRODUCERS 4
 #define CONSUMERS 4
-#define PER_PRODUCER 20000
+#define PER_PRODUCER 8000
 
 static struct {
 	pthread_mutex_t m;
@@ -123,7 +123,7 @@ static void broadcast_test(int n)
 
 /* Signal wakes one waiter that blocked before it: ping-pong many times. */
 static pthread_cond_t pc = PTHREAD_COND_INITIALIZER;
-static int turn, rounds = 20000;
+static int turn, rounds = 10000;
 
 static void *ponger(void *arg)
 {
@@ -146,7 +146,7 @@ static void pingpong_test(void)
 	pthread_create(&b, NULL, ponger, (void *)1L);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
-	CHECK(1, "signal: 20000 ping-pong hand-offs without a lost wake-up");
+	CHECK(1, "signal: 10000 ping-pong hand-offs without a lost wake-up");
 }
 
 static void clocks_test(void)

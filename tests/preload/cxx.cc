@@ -53,10 +53,10 @@ int main()
 {
 	std::printf("# cxx under backend %s\n", backend());
 	std::mutex m;
-	check(contend(m, 8, 20000) == 160000, "std::mutex: mutual exclusion");
+	check(contend(m, 8, 8000) == 64000, "std::mutex: mutual exclusion");
 
 	static std::recursive_mutex rm;
-	check(contend(rm, 8, 20000) == 160000, "std::recursive_mutex: mutual exclusion");
+	check(contend(rm, 8, 8000) == 64000, "std::recursive_mutex: mutual exclusion");
 	rm.lock();
 	check(rm.try_lock(), "std::recursive_mutex: try_lock by owner");
 	rm.unlock();
