@@ -121,22 +121,9 @@ void ls_stats_helper_maybe_start(uintptr_t site)
 	int expected = 1;
 	if (!atomic_compare_exchange_strong(&ls_stats_helper_wanted, &expected, 0))
 		return;
-	ls_stats_busy++;
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_t a;
-	pthread_t th;
 	/* Wanted for the signal (a pipe) or for a fork child's export. */
-	if (pipe_r >= 0 && pthread_attr_init(&a) == 0) {
-		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&a, 256 * 1024);
-		if (pthread_create(&th, &a, helper_main, NULL) == 0)
-			pthread_setname_np(th, "lockswap-stats");
-		pthread_attr_destroy(&a);
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	ls_stats_busy--;
+	if (pipe_r >= 0)
+		ls_stats_spawn(helper_main, "lockswap-stats");
 	ls_stats_export_child_maybe_start();
 }
 

@@ -134,24 +134,7 @@ static void *writer_main(void *arg)
 
 static void start_writer(void)
 {
-	ls_stats_busy++;
-	sigset_t all, old;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_t a;
-	pthread_t th;
-	bool started = false;
-	if (pthread_attr_init(&a) == 0) {
-		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&a, 256 * 1024);
-		if (pthread_create(&th, &a, writer_main, NULL) == 0) {
-			pthread_setname_np(th, "lockswap-prom");
-			started = true;
-		}
-		pthread_attr_destroy(&a);
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	ls_stats_busy--;
+	bool started = ls_stats_spawn(writer_main, "lockswap-prom");
 	if (!started)
 		ls_say("lockswap: cannot start the LOCKSWAP_STATS_PROM writer thread; "
 		       "the file is written at exit only\n");

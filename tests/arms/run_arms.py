@@ -30,6 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "stats"))
 import schema_lite  # noqa: E402
+from checks import report, summary  # noqa: E402
 
 B = os.environ.get("B", "build")
 LIB = os.path.join(REPO, "liblockswap.so")
@@ -37,19 +38,6 @@ PROG = os.path.join(REPO, B, "preload")
 SCHEMA = json.load(open(os.path.join(REPO, "docs", "stats-schema.json")))
 TIMEOUT = 60
 
-passed = failed = 0
-
-
-def report(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok - {what}")
-    else:
-        failed += 1
-        print(f"FAIL - {what}: {detail}")
-    sys.stdout.flush()
-    return ok
 
 
 lib = ctypes.CDLL(LIB)
@@ -455,8 +443,7 @@ def main():
         test_export(tmp)
         test_fork(tmp)
         test_implied_and_idle(tmp)
-    print(f"arms: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return summary("arms")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import schema_lite  # noqa: E402
+from checks import report, summary  # noqa: E402
 
 B = os.environ.get("B", "build")
 LIB = os.path.join(REPO, "liblockswap.so")
@@ -38,19 +39,6 @@ SCHEMA = json.load(open(os.path.join(REPO, "docs", "stats-schema.json")))
 JEMALLOC = next(iter(glob.glob("/usr/lib/*/libjemalloc.so.2")), None)
 TIMEOUT = 120
 
-passed = failed = 0
-
-
-def report(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok - {what}")
-    else:
-        failed += 1
-        print(f"FAIL - {what}: {detail}")
-    sys.stdout.flush()
-    return ok
 
 
 def backends():
@@ -448,8 +436,7 @@ def main():
                     test(b, d)
                 except Exception as e:  # a crash in one case must not hide the others
                     report(False, f"{b}: {test.__name__}", repr(e))
-    print(f"stats: {passed} passed, {failed} failed")
-    return 1 if failed or not passed else 0
+    return summary("stats")
 
 
 if __name__ == "__main__":
