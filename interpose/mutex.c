@@ -338,11 +338,36 @@ static void forget(pthread_mutex_t *m)
 
 /* A plain lock with statistics on: try, and if that got the mutex (the
  * common case) one hook counts it; otherwise the whole protocol. */
+/* The two uncommon cases of a plain lock, out of line so that the common
+ * one below needs no frame for their call records: a hold sample is due
+ * (the whole protocol from before the try), or the first try found the
+ * mutex held. */
+static __attribute__((noinline)) int observed_sampled_lock(pthread_mutex_t *m,
+                                                           const struct ls_lock_ops *b,
+                                                           uintptr_t site)
+{
+	return observed_lock(m, b, site, &(struct blocking){ 0 });
+}
+
+static __attribute__((noinline)) int observed_blocking_lock(pthread_mutex_t *m,
+                                                            const struct ls_lock_ops *b,
+                                                            int32_t kind, uintptr_t site)
+{
+	struct ls_stats_obj o;
+	struct ls_stats_call k;
+	stats_obj(m, b, kind, &o);
+	ls_stats_lock_begin(&k, &o, site, false);
+	ls_stats_lock_blocks(&k);
+	int e = kind_lock(m, b, kind);
+	ls_hold_due = ls_stats_lock_end(&k, e);
+	return e;
+}
+
 static INLINE int observed_plain_lock(pthread_mutex_t *m, const struct ls_lock_ops *b,
                                       uintptr_t site)
 {
 	if (UNLIKELY(ls_hold_due))
-		return observed_lock(m, b, site, &(struct blocking){ 0 });
+		return observed_sampled_lock(m, b, site);
 	int32_t kind = ls_mutex_kind(ls_mutex_of(m));
 	int e = try_body(m, b, kind);
 	if (LIKELY(e == 0 || e == EOWNERDEAD)) {
@@ -353,14 +378,7 @@ static INLINE int observed_plain_lock(pthread_mutex_t *m, const struct ls_lock_o
 	}
 	if (e != EBUSY)
 		return e;
-	struct ls_stats_obj o;
-	struct ls_stats_call k;
-	stats_obj(m, b, kind, &o);
-	ls_stats_lock_begin(&k, &o, site, false);
-	ls_stats_lock_blocks(&k);
-	e = kind_lock(m, b, kind);
-	ls_hold_due = ls_stats_lock_end(&k, e);
-	return e;
+	return observed_blocking_lock(m, b, kind, site);
 }
 
 static SLOW int lock_slow(pthread_mutex_t *m)

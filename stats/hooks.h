@@ -116,7 +116,22 @@ bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site);
 /* Mutex unlock: wanted?  If so begin -> unlock -> end(result), else just
  * unlock: there is work only when a hold sample is open in this thread or
  * a waiter somewhere asked for a holder's stack. */
-bool ls_stats_unlock_wanted(void);
+
+/* The "wanted?" test is inline, so the common unlock (no hold sample
+ * open, no stack asked for) makes no call into stats/.  Its two inputs
+ * are written only by stats/: the number of hold samples open in this
+ * thread, and the number of holders' stacks that waiters asked for (in
+ * any thread).  A true answer is only a hint: ls_stats_unlock_begin
+ * checks again (the thread may be inside the profiler, or have no block). */
+extern __thread uint32_t ls_stats_holds_open __attribute__((tls_model("initial-exec")));
+extern _Atomic uint32_t ls_stats_stacks_asked;
+static inline bool ls_stats_unlock_wanted(void)
+{
+	return __builtin_expect(
+	        (ls_stats_holds_open |
+	         atomic_load_explicit(&ls_stats_stacks_asked, memory_order_relaxed)) != 0,
+	        0);
+}
 void ls_stats_unlock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site);
 void ls_stats_unlock_end(struct ls_stats_call *k, int result);
 

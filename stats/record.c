@@ -42,7 +42,8 @@ _Atomic unsigned ls_stats_sample = 16;
 /* Records whose want_holder_stack is set: while 0, unlock need not look
  * at its lock's record.  Written only by sampled waiters and the holders
  * that answer them. */
-static _Atomic uint32_t want_pending;
+_Atomic uint32_t ls_stats_stacks_asked;
+__thread uint32_t ls_stats_holds_open;
 
 static inline struct ls_stats_thread *me(void)
 {
@@ -116,6 +117,7 @@ static __attribute__((noinline)) void hold_open(struct ls_stats_thread *t, void 
 		t->nheld--;
 	}
 	t->held[t->nheld++] = (struct ls_stats_held){ obj, slot, t0 };
+	ls_stats_holds_open = t->nheld;
 }
 
 /* The open sample of obj, removed; 0 if none. */
@@ -128,7 +130,7 @@ static uint64_t hold_take(struct ls_stats_thread *t, void *obj, uint32_t *slot)
 		*slot = t->held[i].slot;
 		for (uint32_t j = i + 1; j < t->nheld; j++)
 			t->held[j - 1] = t->held[j];
-		t->nheld--;
+		ls_stats_holds_open = --t->nheld;
 		return t0;
 	}
 	return 0;
@@ -270,7 +272,7 @@ void ls_stats_lock_blocks(struct ls_stats_call *k)
 		k->wstack = ls_stats_stack_capture(t, k->site);
 		if (!atomic_load_explicit(&r->want_holder_stack, memory_order_relaxed) &&
 		    !atomic_exchange_explicit(&r->want_holder_stack, 1, memory_order_relaxed))
-			atomic_fetch_add_explicit(&want_pending, 1, memory_order_relaxed);
+			atomic_fetch_add_explicit(&ls_stats_stacks_asked, 1, memory_order_relaxed);
 	}
 	k->t0 = ls_stats_now();
 }
@@ -382,24 +384,25 @@ static struct ls_stats_lock *stack_requested(uint32_t slot)
 		return NULL;
 	if (!atomic_exchange_explicit(&r->want_holder_stack, 0, memory_order_relaxed))
 		return NULL;
-	atomic_fetch_sub_explicit(&want_pending, 1, memory_order_relaxed);
+	atomic_fetch_sub_explicit(&ls_stats_stacks_asked, 1, memory_order_relaxed);
 	return r;
 }
 
 /* Nothing to do at unlock unless a hold sample is open in this thread or
- * a waiter somewhere asked for a holder's stack. */
-bool ls_stats_unlock_wanted(void)
+ * a waiter somewhere asked for a holder's stack (the whole test; hooks.h
+ * has the shim's quick one). */
+static bool unlock_wanted(void)
 {
 	struct ls_stats_thread *t = ls_stats_me;
 	return UNLIKELY(t && !ls_stats_busy &&
-	                (t->nheld || atomic_load_explicit(&want_pending, memory_order_relaxed)));
+	                (t->nheld || atomic_load_explicit(&ls_stats_stacks_asked, memory_order_relaxed)));
 }
 
 void ls_stats_unlock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site)
 {
 	struct ls_stats_thread *t = ls_stats_me;
 	k->t = NULL;
-	if (!ls_stats_unlock_wanted())
+	if (!unlock_wanted())
 		return;
 	k->t = t;
 	k->site = site;
