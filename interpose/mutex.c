@@ -363,6 +363,16 @@ static __attribute__((noinline)) int observed_blocking_lock(pthread_mutex_t *m,
 	return e;
 }
 
+/* The first try got it, and the quick hook declined: the whole object. */
+static __attribute__((noinline)) bool observed_locked_slow(pthread_mutex_t *m,
+                                                          const struct ls_lock_ops *b,
+                                                          int32_t kind, uintptr_t site)
+{
+	struct ls_stats_obj o;
+	stats_obj(m, b, kind, &o);
+	return ls_stats_locked(&o, site);
+}
+
 static INLINE int observed_plain_lock(pthread_mutex_t *m, const struct ls_lock_ops *b,
                                       uintptr_t site)
 {
@@ -371,9 +381,10 @@ static INLINE int observed_plain_lock(pthread_mutex_t *m, const struct ls_lock_o
 	int32_t kind = ls_mutex_kind(ls_mutex_of(m));
 	int e = try_body(m, b, kind);
 	if (LIKELY(e == 0 || e == EOWNERDEAD)) {
-		struct ls_stats_obj o;
-		stats_obj(m, b, kind, &o);
-		ls_hold_due = ls_stats_locked(&o, site);
+		int q = ls_stats_mutex_locked_quick(
+		        (kind & LS_KIND_GLIBC_ONLY) ? NULL : &ls_mutex_of(m)->stats, m, site);
+		ls_hold_due = LIKELY(q != LS_STATS_QUICK_DECLINED) ? q
+		                                                   : observed_locked_slow(m, b, kind, site);
 		return e;
 	}
 	if (e != EBUSY)

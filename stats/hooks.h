@@ -113,6 +113,14 @@ bool ls_stats_lock_end(struct ls_stats_call *k, int result); /* -> as ls_stats_l
  * before the try (so the clock stays outside the critical section). */
 bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site);
 
+/* The common case of ls_stats_locked for a mutex, given only what it
+ * reads (the object's slot word, NULL if it has none, and its address),
+ * so the shim builds no ls_stats_obj for it: 0 or 1 as ls_stats_locked,
+ * or LS_STATS_QUICK_DECLINED when this call needs more (a first use, a
+ * sample due, no slot word): then the shim calls ls_stats_locked. */
+enum { LS_STATS_QUICK_DECLINED = 2 };
+int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site);
+
 /* Mutex unlock: wanted?  If so begin -> unlock -> end(result), else just
  * unlock: there is work only when a hold sample is open in this thread or
  * a waiter somewhere asked for a holder's stack. */

@@ -345,6 +345,21 @@ bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site)
 	return locked(m, site, false, 0);
 }
 
+int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site)
+{
+	struct ls_stats_thread *t = ls_stats_me;
+	uint32_t s;
+	if (LIKELY(t != NULL && !ls_stats_busy && t->hold_left > 1 && slot &&
+	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
+	           key_is(s = atomic_load_explicit(slot, memory_order_relaxed),
+	                  (uintptr_t)addr | LS_REC_MUTEX))) {
+		t->hold_left--;
+		acquired(t, s, (void *)addr, site, 0);
+		return t->hold_left == 1;
+	}
+	return LS_STATS_QUICK_DECLINED;
+}
+
 bool ls_stats_rw_locked(const struct ls_stats_obj *l, uintptr_t site, bool write)
 {
 	return write ? locked(l, site, false, 1) : locked(l, site, true, 0);
