@@ -23,7 +23,6 @@ static void traced(struct ls_capacitor *c, uint16_t t)
 		f(c, t);
 }
 
-
 /* The ticket semaphore sleeps on the word's low 32 bits (base, depart),
  * which change whenever a platoon opens. */
 static _Atomic uint32_t *low_half(struct ls_capacitor *c)

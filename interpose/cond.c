@@ -26,17 +26,12 @@
 #include "../core/condvar.h"
 #include "../core/futex.h"
 #include "../core/timespec.h"
+#include "entry.h"
 #include "export.h"
 #include "gate.h"
 #include "init.h"
 #include "mutex.h"
 #include "real.h"
-
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-/* See mutex.c: valid in the tail-called slow paths only. */
-#define CALLER() ((uintptr_t)__builtin_return_address(0))
-#define SLOW __attribute__((noinline))
 
 #define COND_PSHARED 1u
 #define COND_MONOTONIC 2u

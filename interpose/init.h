@@ -55,5 +55,4 @@ extern __thread bool ls_hold_due;
  * 36 in glibc 2.36, 28 from 2.41; probed at start-up. */
 extern size_t ls_cond_flags_offset;
 
-
 #endif

@@ -17,21 +17,13 @@
 
 #include "../core/thread.h"
 #include "../core/timespec.h"
+#include "entry.h"
 #include "export.h"
 #include "gate.h"
 #include "init.h"
 #include "mutex.h"
 #include "mutex_layout.h"
 #include "real.h"
-
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-
-/* The return address into the program.  Only meaningful in a function
- * that the exported one reached by a sibling call (a jump): the slow
- * paths below, which are noinline and tail-called. */
-#define CALLER() ((uintptr_t)__builtin_return_address(0))
-#define SLOW __attribute__((noinline))
 
 static inline bool served_by_glibc(const struct ls_lock_ops *b, int32_t kind)
 {
@@ -278,8 +270,6 @@ static inline int unlock_body(pthread_mutex_t *m, const struct ls_lock_ops *b, i
 
 /* Lock, timedlock, clocklock: try first (an uncontended acquisition), then
  * block (a contended one), as the hooks count them. */
-#define INLINE inline __attribute__((always_inline))
-
 static INLINE int observed_lock(pthread_mutex_t *m, const struct ls_lock_ops *b, uintptr_t site,
                                 const struct blocking *w)
 {
@@ -336,8 +326,6 @@ static void forget(pthread_mutex_t *m)
 
 /* ---- the entry points ---- */
 
-/* A plain lock with statistics on: try, and if that got the mutex (the
- * common case) one hook counts it; otherwise the whole protocol. */
 /* The two uncommon cases of a plain lock, out of line so that the common
  * one below needs no frame for their call records: a hold sample is due
  * (the whole protocol from before the try), or the first try found the
@@ -373,6 +361,8 @@ static __attribute__((noinline)) bool observed_locked_slow(pthread_mutex_t *m,
 	return ls_stats_locked(&o, site);
 }
 
+/* A plain lock with statistics on: try, and if that got the mutex (the
+ * common case) one hook counts it; otherwise the whole protocol. */
 static INLINE int observed_plain_lock(pthread_mutex_t *m, const struct ls_lock_ops *b,
                                       uintptr_t site)
 {

@@ -31,6 +31,7 @@
 
 #include "../core/thread.h"
 #include "../core/timespec.h"
+#include "entry.h"
 #include "export.h"
 #include "init.h"
 #include "options.h"
@@ -41,13 +42,6 @@
 const struct ls_rwlock_ops *_Atomic ls_rwlock_active;
 const struct ls_rwlock_ops *_Atomic ls_rwlock_gate;
 
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-/* The return address into the program: meaningful in the slow paths,
- * which the exported functions reach by a sibling call (a jump). */
-#define CALLER() ((uintptr_t)__builtin_return_address(0))
-#define SLOW __attribute__((noinline))
-#define INLINE inline __attribute__((always_inline))
 
 void ls_rwlock_select(bool options_ok)
 {
