@@ -172,16 +172,16 @@ struct ls_stats_config {
 extern struct ls_stats_config ls_stats_cfg;
 
 extern __thread unsigned ls_stats_busy __attribute__((tls_model("initial-exec")));
+extern __thread struct ls_stats_thread *ls_stats_me __attribute__((tls_model("initial-exec")));
+/* Set once the thread's block was retired at thread exit: lock calls made
+ * by key destructors that run after ours are served, not counted. */
+extern __thread bool ls_stats_gone __attribute__((tls_model("initial-exec")));
 
 /* Start a detached statistics thread (the signal helper, the Prometheus
  * writer) named `name`, with every signal blocked so the program's signals
  * never land on it, and this thread's own calls uncounted meanwhile
  * (ls_stats_busy).  False if it could not be started. */
 bool ls_stats_spawn(void *(*fn)(void *), const char *name);
-extern __thread struct ls_stats_thread *ls_stats_me __attribute__((tls_model("initial-exec")));
-/* Set once the thread's block was retired at thread exit: lock calls made
- * by key destructors that run after ours are served, not counted. */
-extern __thread bool ls_stats_gone __attribute__((tls_model("initial-exec")));
 
 /* table.c */
 extern struct ls_stats_lock *ls_stats_recs;

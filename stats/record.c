@@ -214,6 +214,24 @@ static __attribute__((noinline)) void lock_begin_slow(struct ls_stats_call *k,
 	}
 }
 
+/* The common case of every lock hook: a thread with its block, outside
+ * the profiler, its next hold sample not due, the signal helper not
+ * wanted, and an object whose slot word names its record (`key`:
+ * address | type).  Then the thread is returned, *s is the record's slot,
+ * and the hold-sample countdown has moved one step; else NULL. */
+static inline __attribute__((always_inline)) struct ls_stats_thread *
+quick(_Atomic uint32_t *slot, uintptr_t key, uint32_t *s)
+{
+	struct ls_stats_thread *t = ls_stats_me;
+	if (LIKELY(t != NULL && !ls_stats_busy && t->hold_left > 1 && slot &&
+	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
+	           key_is(*s = atomic_load_explicit(slot, memory_order_relaxed), key))) {
+		t->hold_left--;
+		return t;
+	}
+	return NULL;
+}
+
 /* The common case kept small (no call, so no saved registers): a thread
  * with a block, an object with its record, no hold sample due.  `half`
  * is the record counted past the object's own: 1 for an rwlock's writes. */
@@ -222,17 +240,13 @@ static inline __attribute__((always_inline)) void begin(struct ls_stats_call *k,
                                                         uintptr_t site, unsigned flags,
                                                         uint32_t half)
 {
-	struct ls_stats_thread *t = ls_stats_me;
 	k->t = NULL;
 	k->obj = m->addr;
 	k->site = site;
 	k->flags = flags;
 	uint32_t s;
-	if (LIKELY(t != NULL && !ls_stats_busy && t->hold_left > 1 && m->slot &&
-	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
-	           key_is(s = atomic_load_explicit(m->slot, memory_order_relaxed),
-	                  (uintptr_t)m->addr | m->type))) {
-		t->hold_left--;
+	struct ls_stats_thread *t = quick(m->slot, (uintptr_t)m->addr | m->type, &s);
+	if (LIKELY(t != NULL)) {
 		k->t = t;
 		k->slot = s + half;
 		return;
@@ -324,13 +338,9 @@ static __attribute__((noinline)) bool locked_slow(const struct ls_stats_obj *m, 
 static inline __attribute__((always_inline)) bool locked(const struct ls_stats_obj *m,
                                                          uintptr_t site, bool read, uint32_t half)
 {
-	struct ls_stats_thread *t = ls_stats_me;
 	uint32_t s;
-	if (LIKELY(t != NULL && !ls_stats_busy && t->hold_left > 1 && m->slot &&
-	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
-	           key_is(s = atomic_load_explicit(m->slot, memory_order_relaxed),
-	                  (uintptr_t)m->addr | m->type))) {
-		t->hold_left--;
+	struct ls_stats_thread *t = quick(m->slot, (uintptr_t)m->addr | m->type, &s);
+	if (LIKELY(t != NULL)) {
 		if (read)
 			read_acquired(t, s, m->addr, 0);
 		else
@@ -347,13 +357,9 @@ bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site)
 
 int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site)
 {
-	struct ls_stats_thread *t = ls_stats_me;
 	uint32_t s;
-	if (LIKELY(t != NULL && !ls_stats_busy && t->hold_left > 1 && slot &&
-	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
-	           key_is(s = atomic_load_explicit(slot, memory_order_relaxed),
-	                  (uintptr_t)addr | LS_REC_MUTEX))) {
-		t->hold_left--;
+	struct ls_stats_thread *t = quick(slot, (uintptr_t)addr | LS_REC_MUTEX, &s);
+	if (LIKELY(t != NULL)) {
 		acquired(t, s, (void *)addr, site, 0);
 		return t->hold_left == 1;
 	}
