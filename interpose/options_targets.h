@@ -5,6 +5,7 @@
 #include "../core/spin.h"
 #include "../core/capacitor.h"
 #include "../core/restrict.h"
+#include "../core/slice.h"
 #include "../core/queued.h"
 #include "options.h"
 #include "rwlock.h"

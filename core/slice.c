@@ -1,0 +1,421 @@
+#include "slice.h"
+
+#include <errno.h>
+
+#include "thread.h"
+#include "timespec.h"
+#include "twa.h"
+#include "wait.h"
+
+_Atomic unsigned ls_slice_us = 250;
+_Atomic unsigned ls_slice_gap_ns = 300;
+_Atomic(ls_slice_trace_fn) ls_slice_trace;
+__thread struct ls_slice_self ls_slice_self __attribute__((tls_model("initial-exec")));
+
+#define NEXT_MASK (LS_SL_TICKET_MASK << LS_SL_NEXT_SHIFT)
+
+static void traced(struct ls_slice *r, int ev, uint32_t t)
+{
+	ls_slice_trace_fn f = atomic_load_explicit(&ls_slice_trace, memory_order_relaxed);
+	if (f)
+		f(r, ev, t);
+}
+
+static uint64_t with_grant(uint64_t w, uint32_t g)
+{
+	return (w & ~LS_SL_TICKET_MASK) | (g & LS_SL_TICKET_MASK);
+}
+
+static uint64_t with_next(uint64_t w, uint32_t n)
+{
+	return (w & ~NEXT_MASK) | ((uint64_t)(n & LS_SL_TICKET_MASK) << LS_SL_NEXT_SHIFT);
+}
+
+/* Ticket t served: t < grant as a signed 14-bit difference. */
+static bool served(uint64_t w, uint32_t t)
+{
+	uint32_t d = (t - ls_slice_grant_of(w)) & LS_SL_TICKET_MASK;
+	return d >= (1u << (LS_SL_TICKET_BITS - 1));
+}
+
+/* ---- time ------------------------------------------------------------- */
+
+static uint32_t coarse_now(void)
+{
+	return (uint32_t)(ls_now_ns(CLOCK_MONOTONIC) >> 20) & 0xffu;
+}
+
+/* In the quiet period: QUIET set and `quiet` still ahead (a signed 8-bit
+ * difference; a quiet left unexamined for over ~130 ms may be misread
+ * once, for at most one more period). */
+static bool quiet(uint64_t w)
+{
+	if (!(w & LS_SL_QUIET))
+		return false;
+	uint32_t end = (uint32_t)((w & LS_SL_QUIET_MASK) >> LS_SL_QUIET_SHIFT);
+	return (int8_t)(uint8_t)(end - coarse_now()) > 0;
+}
+
+static uint64_t with_quiet(uint64_t w)
+{
+	uint64_t end = (coarse_now() + LS_SLICE_QUIET_UNITS) & 0xffu;
+	return (w & ~LS_SL_QUIET_MASK) | LS_SL_QUIET | (end << LS_SL_QUIET_SHIFT);
+}
+
+/* The next slice generation (8 bits, wrapping inside its field). */
+static uint64_t with_next_gen(uint64_t w)
+{
+	uint64_t g = (ls_slice_gen_of(w) + 1) & 0xffu;
+	return (w & ~LS_SL_GEN_MASK) | (g << LS_SL_GEN_SHIFT);
+}
+
+/* Flush: everyone queued is let go, no slice. */
+static uint64_t flushed(uint64_t w)
+{
+	return with_grant(w, ls_slice_next_of(w)) & ~(LS_SL_OWNED | LS_SL_GHOST | LS_SL_RUN);
+}
+
+/* Wake the buckets of tickets from..to-1. */
+static void wake_range(struct ls_slice *r, uint32_t from, uint32_t to)
+{
+	for (uint32_t i = from; ((to - i) & LS_SL_TICKET_MASK) != 0; i++)
+		ls_twa_wake(ls_twa_bucket(r, i & LS_SL_TICKET_MASK));
+}
+
+/* ---- fork ------------------------------------------------------------- */
+
+static uint32_t epoch_now(void)
+{
+	return atomic_load_explicit(&ls_fork_epoch, memory_order_relaxed) & 0xffu;
+}
+
+/* Fork child: open, nobody queued, this epoch. */
+static uint64_t renew(struct ls_slice *r, uint64_t w)
+{
+	uint32_t e = epoch_now();
+	while (ls_slice_epoch_of(w) != e) {
+		uint64_t nw = (uint64_t)e << LS_SL_EPOCH_SHIFT;
+		/* relaxed: orders no data (the inner lock does). */
+		if (atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_relaxed,
+		                                          memory_order_relaxed))
+			return nw;
+	}
+	return w;
+}
+
+/* ---- slices ----------------------------------------------------------- */
+
+/* The caller now owns generation gen of r. */
+static void own(struct ls_slice *r, uint32_t gen)
+{
+	struct ls_slice_self *s = &ls_slice_self;
+	uint64_t per_us = ls_ticks_per_us();
+	uint64_t us = atomic_load_explicit(&ls_slice_us, memory_order_relaxed);
+	s->lock = r;
+	s->gen = gen;
+	s->n = 0;
+	s->near = 0;
+	s->hold = 0;
+	s->budget = us * per_us;
+	s->wall = s->budget * LS_SLICE_WALL_FACTOR;
+	s->bar = atomic_load_explicit(&ls_slice_gap_ns, memory_order_relaxed) * per_us / 1000u;
+	s->start = s->rel = s->acq = ls_ticks();
+}
+
+/* The owner got the inner lock for the first time in its slice. */
+static void owner_running(struct ls_slice *r)
+{
+	/* relaxed: a progress sign for the head watch, orders nothing. */
+	atomic_fetch_or_explicit(&r->word, LS_SL_RUN, memory_order_relaxed);
+	ls_slice_owner_acquired(r);
+}
+
+/* Does the slice pay?  At least half of its owner's returns to the lock
+ * (the first acquisition of a slice has no gap) came within the bar. */
+static bool pays(const struct ls_slice_self *s)
+{
+	return s->n <= 1 || 2 * s->near >= s->n - 1;
+}
+
+/* End the caller's slice of r (it no longer holds the inner lock). */
+static void end_slice(struct ls_slice *r, bool paying)
+{
+	ls_slice_self.lock = NULL;
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
+	uint32_t from, to;
+	int ev;
+	do {
+		if (ls_slice_epoch_of(w) != epoch_now()) {
+			renew(r, w);
+			return;
+		}
+		from = to = ls_slice_grant_of(w);
+		if (!paying) {
+			nw = with_quiet(flushed(w));
+			to = ls_slice_next_of(w);
+			ev = LS_SL_TRACE_FLUSH_GAP;
+		} else if (ls_slice_queue_of(w) == 0) {
+			nw = w & ~(LS_SL_OWNED | LS_SL_RUN);
+			ev = LS_SL_TRACE_CLOSED;
+		} else if (w & LS_SL_GHOST) {
+			nw = flushed(w);
+			to = ls_slice_next_of(w);
+			ev = LS_SL_TRACE_FLUSH_GHOST;
+		} else {
+			/* Hand over to the head; wake it and the new head,
+			 * which takes up the watch. */
+			nw = with_next_gen(with_grant(w, from + 1)) & ~LS_SL_RUN;
+			to = from + 2;
+			ev = LS_SL_TRACE_HANDOVER;
+		}
+		/* seq_cst: the waiting array's protocol (core/twa.h): pairs
+		 * with the waiter's seq_cst re-check of grant. */
+	} while (!atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_seq_cst,
+	                                                memory_order_relaxed));
+	traced(r, ev, from & LS_SL_TICKET_MASK);
+	if (ev == LS_SL_TRACE_HANDOVER && ls_slice_queue_of(nw) == 0)
+		to = from + 1; /* no new head */
+	wake_range(r, from, to);
+}
+
+void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void *inner,
+                         uint64_t now)
+{
+	struct ls_slice_self *s = &ls_slice_self;
+	bool spent = s->hold >= s->budget || ls_ticks_since(s->start, now) >= s->wall;
+	bool paying = pays(s);
+	in->unlock(inner);
+	if (!spent && paying)
+		return; /* the probe passed: the slice goes on */
+	struct ls_wait_scope sc;
+	/* Quiet: an unlock is no cancellation point, and a wake must not be
+	 * cut from the grant it announces. */
+	ls_wait_enter_quiet(&sc);
+	end_slice(r, paying);
+	ls_wait_exit(&sc);
+}
+
+/* ---- waiting ---------------------------------------------------------- */
+
+enum { TURN_OWNER, TURN_PLAIN };
+
+struct leave_ctx {
+	struct ls_slice *r;
+	struct ls_twa_bucket *parked; /* between ls_twa_enter and _leave */
+	uint32_t t;
+	bool queued; /* holds ticket t, not served yet */
+	bool owner;  /* owns the slice (registered) */
+};
+
+/* A queued waiter gives up ticket t.  Returns true if t was served
+ * meanwhile (w then holds the word that says how). */
+static bool give_back(struct ls_slice *r, uint32_t t, uint64_t *served_w)
+{
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
+	bool head;
+	do {
+		if (served(w, t)) {
+			*served_w = w;
+			return true;
+		}
+		head = t == ls_slice_grant_of(w);
+		if (ls_slice_next_of(w) == ((t + 1) & LS_SL_TICKET_MASK))
+			nw = with_next(w, t); /* the last: take it back */
+		else if (head)
+			nw = with_grant(w, t + 1); /* the head: pass the watch on */
+		else
+			nw = w | LS_SL_GHOST;
+		/* seq_cst: moving grant follows the waiting array's protocol. */
+	} while (!atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_seq_cst,
+	                                                memory_order_relaxed));
+	if (head && ls_slice_next_of(nw) != ((t + 1) & LS_SL_TICKET_MASK))
+		ls_twa_wake(ls_twa_bucket(r, (t + 1) & LS_SL_TICKET_MASK));
+	return false;
+}
+
+/* Served ticket t in word w: the slice's new owner, or let go. */
+static int turn_of(struct ls_slice *r, uint64_t w, uint32_t t)
+{
+	if ((w & LS_SL_OWNED) && ls_slice_grant_of(w) == ((t + 1) & LS_SL_TICKET_MASK)) {
+		own(r, ls_slice_gen_of(w));
+		return TURN_OWNER;
+	}
+	return TURN_PLAIN;
+}
+
+/* Cancelled while queued: give the ticket up as a timeout would (served
+ * meanwhile as owner: end that slice at once).  Cancelled as the owner
+ * in the inner lock (its own leave step has run): end the slice. */
+static void leave_slice(void *arg)
+{
+	struct leave_ctx *x = arg;
+	uint64_t w;
+	if (x->parked)
+		ls_twa_leave(x->parked);
+	if (x->queued && give_back(x->r, x->t, &w) && turn_of(x->r, w, x->t) == TURN_OWNER)
+		x->owner = true;
+	if (x->owner)
+		end_slice(x->r, true);
+}
+
+/* The head's watch: flush if the owner ran and then did nothing for a
+ * whole period (it exited, was cancelled, or stopped calling). */
+static bool owner_left(struct ls_slice *r, uint64_t before)
+{
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
+	const uint64_t moved = LS_SL_GEN_MASK | (0xffull << LS_SL_STAMP_SHIFT) | LS_SL_TICKET_MASK;
+	do {
+		if (!(w & LS_SL_RUN) || !(before & LS_SL_RUN) || ((w ^ before) & moved))
+			return false;
+		nw = with_quiet(flushed(w));
+		/* seq_cst: moves grant (core/twa.h). */
+	} while (!atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_seq_cst,
+	                                                memory_order_relaxed));
+	traced(r, LS_SL_TRACE_FLUSH_IDLE, ls_slice_grant_of(w));
+	wake_range(r, ls_slice_grant_of(w), ls_slice_next_of(w));
+	return true;
+}
+
+/* The earlier of a watch period from now and the caller's deadline, on
+ * the deadline's clock; *watching tells which it is. */
+static struct timespec park_until(clockid_t clock, const struct timespec *abstime,
+                                  bool *watching)
+{
+	uint64_t us = atomic_load_explicit(&ls_slice_us, memory_order_relaxed);
+	uint64_t at = ls_now_ns(clock) + us * 1000u * LS_SLICE_WATCH_FACTOR;
+	struct timespec w = { (time_t)(at / 1000000000u), (long)(at % 1000000000u) };
+	*watching = !abstime || abstime->tv_sec > w.tv_sec ||
+	            (abstime->tv_sec == w.tv_sec && abstime->tv_nsec > w.tv_nsec);
+	return *watching ? w : *abstime;
+}
+
+/* Park until ticket t is served: TURN_OWNER, TURN_PLAIN, or ETIMEDOUT
+ * (ticket given up). */
+static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec *abstime)
+{
+	struct ls_slice *r = x->r;
+	bool expired = abstime && ls_timespec_negative(abstime);
+	struct ls_twa_bucket *bk = ls_twa_bucket(r, x->t);
+	uint64_t seen = 0;
+	for (;;) {
+		uint32_t seq = ls_twa_enter(bk);
+		x->parked = bk;
+		/* seq_cst: the waiting array's protocol (core/twa.h). */
+		uint64_t w = atomic_load_explicit(&r->word, memory_order_seq_cst);
+		bool in = served(w, x->t), head = x->t == ls_slice_grant_of(w), watching = false;
+		bool forked = ls_slice_epoch_of(w) != epoch_now();
+		int pr = 0;
+		if (!in && !expired && !forked) {
+			if (head) {
+				struct timespec until = park_until(clock, abstime, &watching);
+				pr = ls_park(&bk->seq, seq, clock, &until);
+			} else {
+				pr = ls_park(&bk->seq, seq, clock, abstime);
+			}
+		}
+		x->parked = NULL;
+		ls_twa_leave(bk);
+		if (in)
+			return turn_of(r, w, x->t);
+		if (forked) {
+			renew(r, w);
+			return TURN_PLAIN;
+		}
+		if (pr == ETIMEDOUT && !watching)
+			expired = true;
+		if (expired) {
+			if (!give_back(r, x->t, &w))
+				return ETIMEDOUT;
+			return turn_of(r, w, x->t);
+		}
+		if (head && pr == ETIMEDOUT) {
+			if (owner_left(r, seen))
+				return TURN_PLAIN;
+			seen = atomic_load_explicit(&r->word, memory_order_relaxed);
+		}
+	}
+}
+
+/* Arrive on the slow path: own a new slice (TURN_OWNER), go to the inner
+ * lock as in an open lock (TURN_PLAIN), or queue (-1, ticket in x->t). */
+static int arrive(struct leave_ctx *x)
+{
+	struct ls_slice *r = x->r;
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
+	for (;;) {
+		if (ls_slice_epoch_of(w) != epoch_now())
+			w = renew(r, w);
+		if (ls_slice_mine(r, w))
+			return TURN_OWNER;
+		int turn = -1;
+		if (ls_slice_open(w)) {
+			if (quiet(w))
+				return TURN_PLAIN;
+			nw = with_next_gen(w | LS_SL_OWNED) & ~(LS_SL_QUIET | LS_SL_RUN);
+			turn = TURN_OWNER;
+		} else {
+			nw = with_next(w, ls_slice_next_of(w) + 1);
+		}
+		/* relaxed: orders no data (the inner lock does); grant does
+		 * not move here. */
+		if (atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_relaxed,
+		                                          memory_order_relaxed)) {
+			if (turn == TURN_OWNER) {
+				own(r, ls_slice_gen_of(nw));
+				traced(r, LS_SL_TRACE_OPENED, UINT32_MAX);
+			} else {
+				x->t = ls_slice_next_of(w);
+			}
+			return turn;
+		}
+	}
+}
+
+int ls_slice_acquire(struct ls_slice *r, const struct ls_lockable *in, void *inner,
+                     clockid_t clock, const struct timespec *abstime)
+{
+	struct ls_wait_scope sc;
+	struct ls_wait_frame f;
+	struct leave_ctx x = { .r = r };
+	ls_wait_enter(&sc);
+	ls_wait_push(&f, leave_slice, &x);
+	int turn = arrive(&x);
+	if (turn < 0) {
+		x.queued = true;
+		turn = wait_turn(&x, clock, abstime);
+		x.queued = false;
+	}
+	int ret = turn == ETIMEDOUT ? ETIMEDOUT : 0;
+	if (ret == 0) {
+		x.owner = turn == TURN_OWNER;
+		ret = abstime ? in->timedlock(inner, clock, abstime) : in->lock(inner);
+		if (ret == 0 && x.owner) {
+			if (ls_slice_self.n != 0)
+				ls_slice_owner_enter(); /* (timed lock) the owner came back */
+			if (ls_slice_self.n == 0) /* the slice's first acquisition */
+				owner_running(r);
+			else
+				ls_slice_owner_acquired(r);
+		} else if (ret != 0 && x.owner) {
+			end_slice(r, true); /* a timed-out owner passes the slice on */
+		}
+	}
+	ls_wait_pop(&f);
+	ls_wait_exit(&sc);
+	return ret;
+}
+
+int ls_slice_trylock(struct ls_slice *r, const struct ls_lockable *in, void *inner)
+{
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
+	if (ls_slice_mine(r, w)) {
+		ls_slice_owner_enter();
+		if (in->trylock(inner) != 0)
+			return EBUSY;
+		ls_slice_owner_acquired(r);
+		return 0;
+	}
+	if (!ls_slice_open(w) && ls_slice_epoch_of(w) == epoch_now())
+		return EBUSY; /* a slice or a queue: do not overtake it */
+	return in->trylock(inner) == 0 ? 0 : EBUSY;
+}
