@@ -14,11 +14,11 @@ __thread struct ls_slice_self ls_slice_self __attribute__((tls_model("initial-ex
 
 #define NEXT_MASK (LS_SL_TICKET_MASK << LS_SL_NEXT_SHIFT)
 
-static void traced(struct ls_slice *r, int ev, uint32_t t)
+static void traced(struct ls_slice *r, int ev, uint32_t t, uint32_t ahead)
 {
 	ls_slice_trace_fn f = atomic_load_explicit(&ls_slice_trace, memory_order_relaxed);
 	if (f)
-		f(r, ev, t);
+		f(r, ev, t, ahead);
 }
 
 static uint64_t with_grant(uint64_t w, uint32_t g)
@@ -172,7 +172,7 @@ static void end_slice(struct ls_slice *r, bool paying)
 		 * with the waiter's seq_cst re-check of grant. */
 	} while (!atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_seq_cst,
 	                                                memory_order_relaxed));
-	traced(r, ev, from & LS_SL_TICKET_MASK);
+	traced(r, ev, from & LS_SL_TICKET_MASK, 0);
 	if (ev == LS_SL_TRACE_HANDOVER && ls_slice_queue_of(nw) == 0)
 		to = from + 1; /* no new head */
 	wake_range(r, from, to);
@@ -185,8 +185,9 @@ void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void 
 	bool spent = s->hold >= s->budget || ls_ticks_since(s->start, now) >= s->wall;
 	bool paying = pays(s);
 	in->unlock(inner);
-	if (!spent && paying)
-		return; /* the probe passed: the slice goes on */
+	if (!spent && paying && ls_slice_queue_of(atomic_load_explicit(&r->word,
+	                                                              memory_order_relaxed)))
+		return; /* the probe passed, someone waits: the slice goes on */
 	struct ls_wait_scope sc;
 	/* Quiet: an unlock is no cancellation point, and a wake must not be
 	 * cut from the grant it announces. */
@@ -258,22 +259,37 @@ static void leave_slice(void *arg)
 		end_slice(x->r, true);
 }
 
-/* The head's watch: flush if the owner ran and then did nothing for a
- * whole period (it exited, was cancelled, or stopped calling). */
-static bool owner_left(struct ls_slice *r, uint64_t before)
+/* The head's watch (the caller holds ticket t == grant): if the owner ran
+ * and then made no progress for a whole period (it was descheduled, exited,
+ * was cancelled, or stopped calling), the head, which is running now, takes
+ * the slice over (ShflLock's lesson: give the lock to a waiter that runs).
+ * With an abandoned ticket in the queue, flush instead.  Returns
+ * TURN_OWNER, TURN_PLAIN (flushed), or -1 (the owner moved: keep waiting). */
+static int watch(struct ls_slice *r, uint64_t before, uint32_t t)
 {
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
 	const uint64_t moved = LS_SL_GEN_MASK | (0xffull << LS_SL_STAMP_SHIFT) | LS_SL_TICKET_MASK;
 	do {
-		if (!(w & LS_SL_RUN) || !(before & LS_SL_RUN) || ((w ^ before) & moved))
-			return false;
-		nw = with_quiet(flushed(w));
+		if (!(w & LS_SL_RUN) || !(before & LS_SL_RUN) || ((w ^ before) & moved) ||
+		    ls_slice_grant_of(w) != t)
+			return -1;
+		if (w & LS_SL_GHOST)
+			nw = flushed(w);
+		else
+			nw = with_next_gen(with_grant(w, t + 1)) & ~LS_SL_RUN;
 		/* seq_cst: moves grant (core/twa.h). */
 	} while (!atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_seq_cst,
 	                                                memory_order_relaxed));
-	traced(r, LS_SL_TRACE_FLUSH_IDLE, ls_slice_grant_of(w));
-	wake_range(r, ls_slice_grant_of(w), ls_slice_next_of(w));
-	return true;
+	if (w & LS_SL_GHOST) {
+		traced(r, LS_SL_TRACE_FLUSH_GHOST, t, 0);
+		wake_range(r, t + 1, ls_slice_next_of(w));
+		return TURN_PLAIN;
+	}
+	traced(r, LS_SL_TRACE_TAKEOVER, t, 0);
+	if (ls_slice_queue_of(nw))
+		ls_twa_wake(ls_twa_bucket(r, (t + 1) & LS_SL_TICKET_MASK)); /* the new head */
+	own(r, ls_slice_gen_of(nw));
+	return TURN_OWNER;
 }
 
 /* The earlier of a watch period from now and the caller's deadline, on
@@ -315,8 +331,10 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 		}
 		x->parked = NULL;
 		ls_twa_leave(bk);
-		if (in)
+		if (in) {
+			traced(r, LS_SL_TRACE_SERVED, x->t, 0);
 			return turn_of(r, w, x->t);
+		}
 		if (forked) {
 			renew(r, w);
 			return TURN_PLAIN;
@@ -329,8 +347,9 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 			return turn_of(r, w, x->t);
 		}
 		if (head && pr == ETIMEDOUT) {
-			if (owner_left(r, seen))
-				return TURN_PLAIN;
+			int turn = watch(r, seen, x->t);
+			if (turn >= 0)
+				return turn;
 			seen = atomic_load_explicit(&r->word, memory_order_relaxed);
 		}
 	}
@@ -362,9 +381,10 @@ static int arrive(struct leave_ctx *x)
 		                                          memory_order_relaxed)) {
 			if (turn == TURN_OWNER) {
 				own(r, ls_slice_gen_of(nw));
-				traced(r, LS_SL_TRACE_OPENED, UINT32_MAX);
+				traced(r, LS_SL_TRACE_OPENED, UINT32_MAX, 0);
 			} else {
 				x->t = ls_slice_next_of(w);
+				traced(r, LS_SL_TRACE_QUEUED, x->t, ls_slice_queue_of(w));
 			}
 			return turn;
 		}

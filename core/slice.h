@@ -66,17 +66,23 @@
  *                  waiting-array bucket (c, t) (core/twa.h) until
  *                  t < grant: the owner iff grant == t+1 and OWNED, else
  *                  let go (flushed or skipped): then the inner lock once.
- *   slice end      (the owner's unlock, budget spent, or its probe says
- *                  slices do not pay): with nobody queued, clear OWNED;
+ *   slice end      (the owner's unlock with nobody queued, its budget
+ *                  spent, or its probe saying slices do not pay): with
+ *                  nobody queued, clear OWNED (a slice only lasts while
+ *                  someone waits for it, so an owner that moves on
+ *                  strands nobody);
  *                  with a queue and the slice paying, hand over:
  *                  grant+1, gen+1, RUN cleared, and wake the new owner
  *                  and the new head; otherwise (or with GHOST) flush:
  *                  grant = next, OWNED and GHOST cleared (QUIET set when
  *                  slices do not pay), everyone woken.
- *   head watch     the head (t == grant) parks with a timeout of the
- *                  slice's wall limit; if the owner has run (RUN) and the
- *                  stamp and generation did not move for one period, the
- *                  owner left the lock: flush, QUIET.
+ *   head watch     the head (t == grant) parks with a timeout (the watch
+ *                  period, 4 x LOCKSWAP_SLICE_US); if the owner has run
+ *                  (RUN) and the stamp and generation did not move for
+ *                  one period, the owner stalled (descheduled, exited,
+ *                  cancelled, or it stopped calling): the head, running
+ *                  now, takes the slice over: grant+1, gen+1, RUN
+ *                  cleared, and wakes the new head (with GHOST: flush).
  *   abandon        (timeout or cancellation while queued) t < grant: it
  *                  was served meanwhile, go on (an owner's timed lock
  *                  that fails ends the slice); the last ticket: next-1;
@@ -130,7 +136,7 @@
 
 #define LS_SLICE_PROBE_N 32u      /* acquisitions before the gap probe */
 #define LS_SLICE_WALL_FACTOR 4u   /* wall limit = factor x hold budget */
-#define LS_SLICE_WATCH_FACTOR 8u  /* head watch period = factor x budget */
+#define LS_SLICE_WATCH_FACTOR 4u  /* head watch period = factor x budget */
 #define LS_SLICE_QUIET_UNITS 64u  /* quiet period, units of 2^20 ns */
 
 /* Option targets (interpose/options.def). */
@@ -167,11 +173,13 @@ enum {
 	LS_SL_TRACE_OPENED,    /* an open arrival owns a new slice */
 	LS_SL_TRACE_HANDOVER,  /* ticket `t` is handed the slice */
 	LS_SL_TRACE_FLUSH_GAP, /* the probe: slices do not pay here */
-	LS_SL_TRACE_FLUSH_IDLE, /* the head watch: the owner left */
+	LS_SL_TRACE_TAKEOVER,  /* the head took the slice of a stalled owner */
 	LS_SL_TRACE_FLUSH_GHOST, /* an abandoned ticket in the queue */
 	LS_SL_TRACE_CLOSED,    /* a slice ended with nobody queued */
+	LS_SL_TRACE_QUEUED,    /* ticket `t` taken, `ahead` tickets before it */
+	LS_SL_TRACE_SERVED,    /* ticket `t`'s waiter saw it served */
 };
-typedef void (*ls_slice_trace_fn)(const void *r, int event, uint32_t t);
+typedef void (*ls_slice_trace_fn)(const void *r, int event, uint32_t t, uint32_t ahead);
 extern _Atomic(ls_slice_trace_fn) ls_slice_trace;
 
 static inline uint32_t ls_slice_grant_of(uint64_t w)
@@ -270,7 +278,7 @@ static inline void ls_slice_unlock(struct ls_slice *r, const struct ls_lockable 
 		s->hold += ls_ticks_since(s->acq, now);
 		s->rel = now;
 		if (++s->n != LS_SLICE_PROBE_N && s->hold < s->budget &&
-		    ls_ticks_since(s->start, now) < s->wall) {
+		    ls_ticks_since(s->start, now) < s->wall && ls_slice_queue_of(w) != 0) {
 			in->unlock(inner);
 			return;
 		}
