@@ -219,7 +219,11 @@ static bool give_back(struct ls_slice *r, uint32_t t, uint64_t *served_w)
 			*served_w = w;
 			return true;
 		}
-		head = t == ls_slice_grant_of(w);
+		/* The head passes the watch on by moving grant, but not while a
+		 * handed-over slice waits for its owner to pick it up (RUN
+		 * clear): that owner recognises itself by grant == its ticket
+		 * + 1.  Then, as in the middle, it marks GHOST. */
+		head = t == ls_slice_grant_of(w) && (w & LS_SL_RUN);
 		if (ls_slice_next_of(w) == ((t + 1) & LS_SL_TICKET_MASK))
 			nw = with_next(w, t); /* the last: take it back */
 		else if (head)
@@ -229,7 +233,9 @@ static bool give_back(struct ls_slice *r, uint32_t t, uint64_t *served_w)
 		/* seq_cst: moving grant follows the waiting array's protocol. */
 	} while (!atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_seq_cst,
 	                                                memory_order_relaxed));
-	if (head && ls_slice_next_of(nw) != ((t + 1) & LS_SL_TICKET_MASK))
+	/* The next ticket becomes the head, or (GHOST) must keep the watch
+	 * for a head that may be gone: wake it to take the watch up. */
+	if (ls_slice_next_of(nw) != ((t + 1) & LS_SL_TICKET_MASK) || (nw & LS_SL_GHOST))
 		ls_twa_wake(ls_twa_bucket(r, (t + 1) & LS_SL_TICKET_MASK));
 	return false;
 }
@@ -259,30 +265,32 @@ static void leave_slice(void *arg)
 		end_slice(x->r, true);
 }
 
-/* The head's watch (the caller holds ticket t == grant): if the owner ran
- * and then made no progress for a whole period (it was descheduled, exited,
- * was cancelled, or stopped calling), the head, which is running now, takes
- * the slice over (ShflLock's lesson: give the lock to a waiter that runs).
- * With an abandoned ticket in the queue, flush instead.  Returns
+/* The watch, kept by the head (ticket t == grant), and by every waiter
+ * while GHOST is set (the head may be an abandoned ticket): if the owner
+ * ran and then made no progress for a whole period (it was descheduled,
+ * exited, was cancelled, or stopped calling), the head, which is running
+ * now, takes the slice over (ShflLock's lesson: give the lock to a waiter
+ * that runs); with GHOST, any watcher flushes instead.  Returns
  * TURN_OWNER, TURN_PLAIN (flushed), or -1 (the owner moved: keep waiting). */
 static int watch(struct ls_slice *r, uint64_t before, uint32_t t)
 {
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
 	const uint64_t moved = LS_SL_GEN_MASK | (0xffull << LS_SL_STAMP_SHIFT) | LS_SL_TICKET_MASK;
 	do {
-		if (!(w & LS_SL_RUN) || !(before & LS_SL_RUN) || ((w ^ before) & moved) ||
-		    ls_slice_grant_of(w) != t)
+		if (!(w & LS_SL_RUN) || !(before & LS_SL_RUN) || ((w ^ before) & moved))
 			return -1;
 		if (w & LS_SL_GHOST)
 			nw = flushed(w);
-		else
+		else if (ls_slice_grant_of(w) == t)
 			nw = with_next_gen(with_grant(w, t + 1)) & ~LS_SL_RUN;
+		else
+			return -1;
 		/* seq_cst: moves grant (core/twa.h). */
 	} while (!atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_seq_cst,
 	                                                memory_order_relaxed));
 	if (w & LS_SL_GHOST) {
 		traced(r, LS_SL_TRACE_FLUSH_GHOST, t, 0);
-		wake_range(r, t + 1, ls_slice_next_of(w));
+		wake_range(r, ls_slice_grant_of(w), ls_slice_next_of(w));
 		return TURN_PLAIN;
 	}
 	traced(r, LS_SL_TRACE_TAKEOVER, t, 0);
@@ -318,7 +326,8 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 		x->parked = bk;
 		/* seq_cst: the waiting array's protocol (core/twa.h). */
 		uint64_t w = atomic_load_explicit(&r->word, memory_order_seq_cst);
-		bool in = served(w, x->t), head = x->t == ls_slice_grant_of(w), watching = false;
+		bool in = served(w, x->t), watching = false;
+		bool head = x->t == ls_slice_grant_of(w) || (w & LS_SL_GHOST); /* keeps the watch */
 		bool forked = ls_slice_epoch_of(w) != epoch_now();
 		int pr = 0;
 		if (!in && !expired && !forked) {

@@ -1,0 +1,456 @@
+/*
+ * test_slice.c - lock slices around every inner lock (core/slice.h,
+ * backends/slice.c): selection, mutual exclusion, trylock and timedlock
+ * results, slices handed over in arrival order, the wait bound under
+ * stress (a ticket with q ahead is served within q+1 slice ends),
+ * timeouts and abandoned tickets that leave nothing behind, an owner that
+ * stops calling (the head takes over), the gap probe (slices given up
+ * where they do not pay), fork, and unlock misuse.  Behaviour only, never
+ * timing: budgets are tiny so that slices end quickly, and every wait has
+ * a deadline.
+ */
+#include "lock_checks.h"
+
+#include "../../core/slice.h"
+
+static uint64_t word_of(void *s)
+{
+	return atomic_load(&((struct ls_slice *)s)->word);
+}
+
+/* Changes with every ticket taken and every slice opened. */
+static uint64_t sl_sig(void *s)
+{
+	uint64_t w = word_of(s);
+	return ls_slice_next_of(w) | (uint64_t)ls_slice_gen_of(w) << 16 | (w & LS_SL_OWNED);
+}
+
+static void use(const char *name, unsigned us, unsigned gap_ns)
+{
+	char err[256];
+	ops = ls_backend_select(name, err, sizeof err);
+	assert_non_null(ops);
+	sig = sl_sig;
+	atomic_store(&ls_slice_us, us);
+	atomic_store(&ls_slice_gap_ns, gap_ns);
+}
+
+static int restore(void **state)
+{
+	use("slice", 250, 300);
+	atomic_store(&ls_slice_trace, NULL);
+	ls_slice_self.lock = NULL;
+	return 0;
+}
+
+/* Nobody queued, nothing abandoned, the inner lock free. */
+static void assert_idle(void)
+{
+	uint64_t w = word_of(st);
+	assert_int_equal(ls_slice_queue_of(w), 0);
+	assert_false(w & LS_SL_GHOST);
+	assert_false(ops->is_locked(st));
+}
+
+static const char *const inners[] = {
+	"slice:futex", "slice:tts", "slice:ticket", "slice:mcs", "slice:queued",
+};
+#define NINNERS (sizeof inners / sizeof inners[0])
+
+static void test_select(void **state)
+{
+	char err[256];
+	const struct ls_lock_ops *r = ls_backend_select("slice", err, sizeof err);
+	assert_non_null(r);
+	assert_string_equal(r->name, "slice");
+	assert_null(ls_backend_select("slice:slice", err, sizeof err));
+	assert_null(ls_backend_select("slice:capacitor", err, sizeof err));
+	assert_null(ls_backend_select("slice:glibc", err, sizeof err));
+	assert_null(ls_backend_select("slice:bcs", err, sizeof err)); /* 16 bytes: no room */
+}
+
+static void test_mutex_all(void **state)
+{
+	/* A budget that ends slices every few acquisitions, the default, and
+	 * a probe that never lets slices pay (the lock stays open). */
+	static const unsigned shapes[][2] = { { 10, 100000000 }, { 250, 300 }, { 250, 0 } };
+	mx_iters = 3000;
+	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+		for (size_t i = 0; i < NINNERS; i++) {
+			use(inners[i], shapes[s][0], shapes[s][1]);
+			check_mutex();
+			assert_idle();
+		}
+}
+
+static void test_try_timed_all(void **state)
+{
+	for (size_t i = 0; i < NINNERS; i++) {
+		use(inners[i], 10, 100000000);
+		check_try_timed();
+		assert_idle();
+	}
+}
+
+/* -- hand-over order.  The main thread holds the lock; thread 0 arrives
+ * first, finds it held and opens a slice (it owns it, waiting on the inner
+ * lock); threads 1..n-1 queue one at a time.  Each thread, once it has the
+ * lock, records itself and keeps re-acquiring, holding ~30 us each time,
+ * until its slice has ended (its budget of 10 us is spent): the slice then
+ * goes to the oldest waiter.  The records must be in arrival order. */
+#define ORDER_N 6
+static int sl_order[ORDER_N];
+static _Atomic int sl_norder;
+
+static void *slice_user(void *arg)
+{
+	bool first = true;
+	do {
+		assert_int_equal(ops->lock(st), 0);
+		if (first)
+			sl_order[atomic_fetch_add(&sl_norder, 1)] = (int)(long)arg;
+		first = false;
+		usleep(30);
+		ops->unlock(st);
+	} while (ls_slice_self.lock == (const void *)st);
+	return NULL;
+}
+
+static void test_handover_order(void **state)
+{
+	for (size_t k = 0; k < NINNERS; k++) {
+		pthread_t t[ORDER_N];
+		use(inners[k], 10, 100000000);
+		reset();
+		atomic_store(&sl_norder, 0);
+		assert_int_equal(ops->lock(st), 0);
+		for (int i = 0; i < ORDER_N; i++) {
+			uint64_t s0 = sig(st);
+			t[i] = spawn(slice_user, i);
+			await_change(s0);
+		}
+		assert_true(word_of(st) & LS_SL_OWNED);
+		assert_int_equal(ls_slice_queue_of(word_of(st)), ORDER_N - 1);
+		ops->unlock(st);
+		for (int i = 0; i < ORDER_N; i++)
+			join(t[i]);
+		assert_int_equal(atomic_load(&sl_norder), ORDER_N);
+		for (int i = 0; i < ORDER_N; i++)
+			assert_int_equal(sl_order[i], i);
+		assert_idle();
+	}
+}
+
+/* -- the wait bound under stress.  The trace hook counts slice ends
+ * (hand-overs, take-overs, flushes, closes).  A thread that takes ticket t
+ * with q tickets ahead remembers the count; when it sees t served, at most
+ * q+1 slice ends may have happened since, plus slack for the ends whose
+ * hook trailed their CAS (one per other thread: a thread reports its own
+ * event after its CAS, and may be preempted in between). */
+#define WB_THREADS 8
+#define WB_ITERS 6000
+static _Atomic long slice_ends, served_count, worst_excess, handovers;
+static __thread long queued_at;
+static __thread uint32_t queued_ahead;
+
+static void on_trace(const void *r, int ev, uint32_t t, uint32_t ahead)
+{
+	if (ev == LS_SL_TRACE_QUEUED) {
+		queued_at = atomic_load(&slice_ends);
+		queued_ahead = ahead;
+	} else if (ev == LS_SL_TRACE_SERVED) {
+		long excess = atomic_load(&slice_ends) - queued_at - (long)(queued_ahead + 1);
+		long w = atomic_load(&worst_excess);
+		while (excess > w && !atomic_compare_exchange_weak(&worst_excess, &w, excess))
+			;
+		atomic_fetch_add(&served_count, 1);
+	} else if (ev != LS_SL_TRACE_OPENED) {
+		if (ev == LS_SL_TRACE_HANDOVER)
+			atomic_fetch_add(&handovers, 1);
+		atomic_fetch_add(&slice_ends, 1);
+	}
+}
+
+static long wb_counter;
+static void *wb_worker(void *arg)
+{
+	while (!atomic_load(&go))
+		sched_yield();
+	for (int i = 0; i < WB_ITERS; i++) {
+		assert_int_equal(ops->lock(st), 0);
+		wb_counter++;
+		if (i % 64 == 0) /* let the others pile up behind the holder */
+			sched_yield();
+		ops->unlock(st);
+		for (int k = 0; k < 20; k++)
+			ls_cpu_relax();
+		if (i % 8 == 0)
+			sched_yield();
+	}
+	return NULL;
+}
+
+static void wait_bound(const char *name)
+{
+	pthread_t t[WB_THREADS];
+	use(name, 10, 100000000);
+	reset();
+	wb_counter = 0;
+	atomic_store(&slice_ends, 0);
+	atomic_store(&served_count, 0);
+	atomic_store(&handovers, 0);
+	atomic_store(&worst_excess, -1000000);
+	atomic_store(&go, 0);
+	atomic_store(&ls_slice_trace, on_trace);
+	for (long i = 0; i < WB_THREADS; i++)
+		t[i] = spawn(wb_worker, i);
+	atomic_store(&go, 1);
+	for (int i = 0; i < WB_THREADS; i++)
+		join(t[i]);
+	atomic_store(&ls_slice_trace, NULL);
+	assert_int_equal(wb_counter, WB_THREADS * WB_ITERS);
+	print_message("%s: %ld served tickets, %ld hand-overs, %ld slice ends, worst excess %ld\n",
+	              name, atomic_load(&served_count), atomic_load(&handovers),
+	              atomic_load(&slice_ends), atomic_load(&worst_excess));
+	assert_true(atomic_load(&handovers) > 0);
+	assert_true(atomic_load(&worst_excess) <= WB_THREADS - 1);
+	assert_idle();
+}
+
+static void test_wait_bound(void **state)
+{
+	wait_bound("slice:futex");
+	wait_bound("slice:tts");
+	wait_bound("slice:mcs");
+}
+
+/* -- timeouts.  Thread 0 opens a slice behind the main thread's hold;
+ * the others queue, some with a short timedlock.  Those time out (a tail
+ * ticket is taken back, a head one passes the watch on, a middle one marks
+ * GHOST); the plain ones all get the lock once the main thread lets go,
+ * and nothing is left behind. */
+static _Atomic int got;
+static void *timed_waiter(void *arg)
+{
+	struct timespec t = deadline_in(CLOCK_MONOTONIC, 60);
+	int r = ops->timedlock(st, CLOCK_MONOTONIC, &t);
+	if (r == 0)
+		ops->unlock(st);
+	return (void *)(long)r;
+}
+static void *plain_waiter(void *arg)
+{
+	assert_int_equal(ops->lock(st), 0);
+	atomic_fetch_add(&got, 1);
+	ops->unlock(st);
+	return NULL;
+}
+
+static void abandon(const char *name, const bool *timed, int n)
+{
+	pthread_t t[8];
+	use(name, 10, 100000000);
+	reset();
+	atomic_store(&got, 0);
+	assert_int_equal(ops->lock(st), 0);
+	for (int i = 0; i < n; i++) {
+		uint64_t s0 = sig(st);
+		t[i] = spawn(timed[i] ? timed_waiter : plain_waiter, i);
+		await_change(s0);
+	}
+	int plain = 0;
+	for (int i = 0; i < n; i++)
+		if (timed[i])
+			assert_int_equal(join(t[i]), ETIMEDOUT);
+		else
+			plain++;
+	ops->unlock(st);
+	for (int i = 0; i < n; i++)
+		if (!timed[i])
+			join(t[i]);
+	assert_int_equal(atomic_load(&got), plain);
+	/* The last one out may have left a slice open with nobody queued;
+	 * a fresh arrival must still get the lock at once. */
+	assert_int_equal(ops->trylock(st), 0);
+	ops->unlock(st);
+	assert_idle();
+}
+
+static void test_timeout_abandon(void **state)
+{
+	/* index 0 opens the slice (it owns it), the rest queue */
+	static const bool owner[] = { true, false, false };
+	static const bool head[] = { false, true, false, false };
+	static const bool middle[] = { false, false, true, true, false };
+	static const bool tail[] = { false, false, false, true };
+	static const bool all[] = { true, true, true };
+	for (size_t i = 0; i < NINNERS; i++) {
+		abandon(inners[i], owner, 3);
+		abandon(inners[i], head, 4);
+		abandon(inners[i], middle, 5);
+		abandon(inners[i], tail, 4);
+		abandon(inners[i], all, 3);
+	}
+}
+
+/* -- an owner that stops calling while others wait: the head takes the
+ * slice over after one watch period, and everyone gets the lock. */
+static _Atomic int stop_go;
+static void *stopping_owner(void *arg)
+{
+	assert_int_equal(ops->lock(st), 0); /* opens a slice behind main's hold */
+	ops->unlock(st);                    /* keeps it: someone is queued */
+	while (!atomic_load(&stop_go)) /* ...and never calls again */
+		usleep(1000);
+	return NULL;
+}
+
+static _Atomic long takeovers;
+static void count_takeovers(const void *r, int ev, uint32_t t, uint32_t ahead)
+{
+	if (ev == LS_SL_TRACE_TAKEOVER)
+		atomic_fetch_add(&takeovers, 1);
+}
+
+static void test_owner_stops(void **state)
+{
+	use("slice:futex", 50, 100000000);
+	reset();
+	atomic_store(&got, 0);
+	atomic_store(&stop_go, 0);
+	atomic_store(&takeovers, 0);
+	atomic_store(&ls_slice_trace, count_takeovers);
+	assert_int_equal(ops->lock(st), 0);
+	uint64_t s0 = sig(st);
+	pthread_t o = spawn(stopping_owner, 0);
+	await_change(s0);
+	pthread_t w[3];
+	for (int i = 0; i < 3; i++) {
+		s0 = sig(st);
+		w[i] = spawn(plain_waiter, i);
+		await_change(s0);
+	}
+	ops->unlock(st);
+	for (int i = 0; i < 3; i++)
+		join(w[i]);
+	atomic_store(&stop_go, 1);
+	join(o);
+	atomic_store(&ls_slice_trace, NULL);
+	assert_int_equal(atomic_load(&got), 3);
+	assert_true(atomic_load(&takeovers) >= 1);
+	assert_idle();
+}
+
+/* -- the gap probe: an owner that spends far longer away from the lock
+ * than the bar gives the slice up (the waiters are let go to the inner
+ * lock) and the lock goes quiet: the next contended arrival does not open
+ * a slice. */
+static _Atomic long gap_flushes;
+static void count_gaps(const void *r, int ev, uint32_t t, uint32_t ahead)
+{
+	if (ev == LS_SL_TRACE_FLUSH_GAP)
+		atomic_fetch_add(&gap_flushes, 1);
+}
+
+static void *slow_owner(void *arg)
+{
+	for (unsigned i = 0; i < 2 * LS_SLICE_PROBE_N; i++) {
+		assert_int_equal(ops->lock(st), 0);
+		ops->unlock(st);
+		usleep(100); /* 100 us away: far above a 1 us bar */
+	}
+	return NULL;
+}
+
+static void test_gap_probe(void **state)
+{
+	use("slice:futex", 1000000, 1000);
+	reset();
+	atomic_store(&got, 0);
+	atomic_store(&gap_flushes, 0);
+	atomic_store(&ls_slice_trace, count_gaps);
+	assert_int_equal(ops->lock(st), 0);
+	uint64_t s0 = sig(st);
+	pthread_t o = spawn(slow_owner, 0);
+	await_change(s0);
+	s0 = sig(st);
+	pthread_t w = spawn(plain_waiter, 0);
+	await_change(s0);
+	ops->unlock(st);
+	join(w);
+	join(o);
+	atomic_store(&ls_slice_trace, NULL);
+	assert_int_equal(atomic_load(&got), 1);
+	assert_int_equal(atomic_load(&gap_flushes), 1);
+	uint64_t q = word_of(st);
+	assert_true(q & LS_SL_QUIET);
+	assert_false(q & LS_SL_OWNED);
+	assert_idle();
+}
+
+static void test_fork(void **state)
+{
+	use("slice:futex", 10, 100000000);
+	check_fork(2);
+	use("slice:tts", 250, 300);
+	check_fork(3);
+	use("slice:mcs", 10, 100000000);
+	check_fork(3);
+}
+
+/* Unlocking a free lock changes nothing; a non-owner's unlock of a held
+ * lock releases it once. */
+static _Atomic int owner_locked, owner_go;
+static void *holder(void *arg)
+{
+	assert_int_equal(ops->lock(st), 0);
+	atomic_store(&owner_locked, 1);
+	while (!atomic_load(&owner_go))
+		usleep(1000);
+	ops->unlock(st);
+	return NULL;
+}
+
+static void test_unlock_misuse(void **state)
+{
+	for (size_t i = 0; i < NINNERS; i++) {
+		use(inners[i], 250, 300);
+		reset();
+		ops->unlock(st);
+		assert_int_equal(word_of(st), 0);
+		assert_int_equal(ops->lock(st), 0);
+		ops->unlock(st);
+		uint64_t w = word_of(st);
+		ops->unlock(st);
+		assert_int_equal(word_of(st), w);
+		atomic_store(&owner_locked, 0);
+		atomic_store(&owner_go, 0);
+		pthread_t t = spawn(holder, 0);
+		while (!atomic_load(&owner_locked))
+			usleep(1000);
+		ops->unlock(st); /* not ours */
+		atomic_store(&owner_go, 1);
+		join(t);
+		assert_idle();
+		assert_int_equal(ops->lock(st), 0);
+		ops->unlock(st);
+		assert_idle();
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_select, restore),
+		cmocka_unit_test_teardown(test_try_timed_all, restore),
+		cmocka_unit_test_teardown(test_mutex_all, restore),
+		cmocka_unit_test_teardown(test_handover_order, restore),
+		cmocka_unit_test_teardown(test_wait_bound, restore),
+		cmocka_unit_test_teardown(test_timeout_abandon, restore),
+		cmocka_unit_test_teardown(test_owner_stops, restore),
+		cmocka_unit_test_teardown(test_gap_probe, restore),
+		cmocka_unit_test_teardown(test_fork, restore),
+		cmocka_unit_test_teardown(test_unlock_misuse, restore),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
