@@ -121,7 +121,7 @@ def tables(plan, grid, render, fair, full):
 
 
 def write(plan, prefix, runs, grid, fair):
-    from . import plot
+    from . import frontier, plot
     key = plan.args.fairness_key
     md = [f"# lockswap sweep: {plan.metric.describe()}", "", plan.context_md(), "",
           tables(plan, grid, output.md_table, fair, full=True).replace(":\n|", ":\n\n|"), "",
@@ -147,4 +147,4 @@ def write(plan, prefix, runs, grid, fair):
     if fair:
         paths.append(plot.lines(prefix + "-fairness.png", fair, f"{key} vs threads", key,
                                 note=note))
-    return paths
+    return paths + frontier.write_sweep(plan, prefix, runs, key)
