@@ -12,7 +12,8 @@ Prints a table of medians (rows: threads, columns: backends) and the ratio
 of each backend's median to the first backend's, with its 95% bootstrap CI
 and verdict.  With --out, also writes PREFIX.csv, PREFIX.json, PREFIX.md,
 PREFIX-throughput.png (the metric against threads) and, when the runs print
-the --fairness-key in their JSON output, PREFIX-fairness.png.
+the --fairness-key in their JSON output, PREFIX-fairness.png and
+PREFIX-frontier.png (fairness against speed, a point per backend).
 
   lockswap sweep -b glibc -b futex --threads 1,2,4,8 --json-key throughput \\
       --out out/sweep -- build/bench/mutexbench --threads {threads} --json
