@@ -92,12 +92,12 @@ static struct {
 	uint64_t seed;
 	bool json, break_excl;
 	long read_pct;
-	double warmup;
+	double warmup, late_thread;
 	bool time_holds;
 	int nclasses;                /* 0: no classes given, every thread uses cs_work */
 	long class_cs[MAX_CLASSES];
 	const char *classes_text;
-} opt = { M_MUTEX, 4, 1, 1.0, 10, 0, 10, 1, false, false, 90, 0.2, false, 0, {0}, NULL };
+} opt = { M_MUTEX, 4, 1, 1.0, 10, 0, 10, 1, false, false, 90, 0.2, 0, false, 0, {0}, NULL };
 
 static struct lock *locks;
 static struct cline *lines;      /* locks * cs_lines, lock k owns its own slice */
@@ -461,6 +461,14 @@ static void *worker(void *arg)
 	struct thread *t = arg;
 	bool producer = t->id < nproducers;
 	pthread_barrier_wait(&start_barrier);
+	if (opt.late_thread > 0 && t->id == opt.threads - 1) {
+		/* Test-only: a thread that reaches the lock late, so the window
+		 * rules "all_acquired" and "timeout" can be exercised. */
+		struct timespec nap = { (time_t)opt.late_thread,
+		                        (long)((opt.late_thread - (double)(time_t)opt.late_thread) * 1e9) };
+		while (nanosleep(&nap, &nap) == -1 && errno == EINTR)
+			;
+	}
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		switch (opt.mode) {
 		case M_MUTEX:   op_plain(t, H_LOCK); break;
@@ -566,7 +574,7 @@ static void parse_args(int argc, char **argv)
 {
 	enum { O_THREADS = 256, O_SECONDS, O_CSWORK, O_CSLINES, O_NCSWORK, O_LOCKS,
 	       O_MODE, O_JSON, O_SEED, O_BREAK, O_READPCT, O_WARMUP, O_CLASSES, O_MIXED,
-	       O_TIMEHOLDS };
+	       O_TIMEHOLDS, O_LATE };
 	long mixed = 0;
 	static const struct option lo[] = {
 		{ "threads",  required_argument, 0, O_THREADS },
@@ -585,6 +593,7 @@ static void parse_args(int argc, char **argv)
 		{ "time-holds", no_argument,     0, O_TIMEHOLDS },
 		{ "help",     no_argument,       0, 'h' },
 		{ "break-exclusion", no_argument, 0, O_BREAK },  /* test-only, hidden */
+		{ "late-thread", required_argument, 0, O_LATE }, /* test-only, hidden */
 		{ 0, 0, 0, 0 }
 	};
 	opterr = 0;                  /* we print our own one-line messages */
@@ -605,6 +614,7 @@ static void parse_args(int argc, char **argv)
 		case O_CLASSES: parse_classes(optarg); break;
 		case O_SECONDS: opt.seconds = parse_seconds("seconds", optarg, false); break;
 		case O_WARMUP:  opt.warmup = parse_seconds("warmup", optarg, true); break;
+		case O_LATE:    opt.late_thread = parse_seconds("late-thread", optarg, true); break;
 		case O_SEED:
 			errno = 0;
 			opt.seed = strtoull(optarg, &end, 0);

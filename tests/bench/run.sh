@@ -28,7 +28,7 @@ run() { timeout 60 "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
 
 # Validates JSON lines on stdin; prints the first problem, or nothing.
 cat >"$TMP/check.py" <<'PYEOF'
-import json, sys
+import json, os, sys
 
 def bad(msg):
     print(msg)
@@ -70,6 +70,15 @@ def window(o):
     if o["window_rule"] != "timeout":
         if o["all_acquired_s"] is None or o["all_acquired_s"] > w0 + eps:
             bad("all_acquired_s %r after the window opened at %r" % (o["all_acquired_s"], w0))
+    elif o["all_acquired_s"] is not None and o["all_acquired_s"] < w0 - eps:
+        bad("rule timeout, yet every thread had acquired at %r, before %r"
+            % (o["all_acquired_s"], w0))
+    if os.environ.get("WANT_RULE") and o["window_rule"] != os.environ["WANT_RULE"]:
+        bad("window_rule %r, expected %r" % (o["window_rule"], os.environ["WANT_RULE"]))
+    late = float(os.environ.get("WANT_LATE", 0))
+    if o["window_rule"] != "timeout" and not (w0 >= o["all_acquired_s"] >= late):
+        bad("a thread slept %r s before its first op, yet all_acquired_s %r, window at %r"
+            % (late, o["all_acquired_s"], w0))
     if o["total_ops"] < o["ops"]:
         bad("total_ops %r < window ops %r" % (o["total_ops"], o["ops"]))
     pto = o["per_thread_ops"]
@@ -235,7 +244,7 @@ else bad "binaries built" "missing $MB or $LB (make build/bench/mutexbench build
 # ---- mutexbench ----
 S=0.3
 run "$MB" --help
-if [ "$rc" -eq 0 ] && grep -q -- --threads "$TMP/out" && ! grep -q break "$TMP/out"
+if [ "$rc" -eq 0 ] && grep -q -- --threads "$TMP/out" && ! grep -q -e break -e late "$TMP/out"
 then ok "mutexbench --help"; else bad "mutexbench --help" "exit $rc or wrong text"; fi
 
 run "$MB" --seconds $S --threads 3
@@ -267,6 +276,15 @@ expect_json "mutexbench --time-holds" mutex mutex 4 excl 0 10 100 -- \
 expect_json "mutexbench --warmup 0" mutex mutex 2 -- "$MB" --json --seconds $S --threads 2 --warmup 0
 expect_json "mutexbench --warmup 0.05, 1 thread" mutex mutex 1 -- \
 	"$MB" --json --seconds $S --threads 1 --warmup 0.05
+
+# A thread sleeping 1 s before its first op holds the window back
+# ("all_acquired"); sleeping past the 2 s cap, the window opens without it
+# ("timeout").  Both sleeps dwarf the 0.05 s warm-up, so a busy machine
+# would have to stall the main thread for a second to change the rule.
+WANT_RULE=all_acquired WANT_LATE=1 expect_json "mutexbench window waits for a late thread" \
+	mutex mutex 3 -- "$MB" --json --seconds 0.1 --threads 3 --warmup 0.05 --late-thread 1
+WANT_RULE=timeout expect_json "mutexbench window opens after the cap without a starved thread" \
+	mutex mutex 3 -- "$MB" --json --seconds 0.1 --threads 3 --warmup 0 --late-thread 3.2
 
 expect_json "mutexbench rwlock, 2 locks" mutex rwlock 4 -- \
 	"$MB" --json --seconds $S --mode rwlock --locks 2 --read-pct 90
