@@ -103,13 +103,15 @@ def draw(path, panels, key, plan, note=None):
 
 
 def panel(ax, title, pts, colour, base, key):
-    for p in pts:
+    for i, p in enumerate(pts):
         ax.errorbar([p["x"]], [p["y"]],
                     xerr=[[p["x"] - p["x_low"]], [p["x_high"] - p["x"]]],
                     yerr=[[p["y"] - p["y_low"]], [p["y_high"] - p["y"]]],
                     marker="o", markersize=6 if p["frontier"] else 4, capsize=3,
                     color=colour[p["label"]], linestyle="")
-        ax.annotate(p["label"], (p["x"], p["y"]), textcoords="offset points", xytext=(5, 4),
+        # labels alternate above and below their points: close backends stay legible
+        ax.annotate(p["label"], (p["x"], p["y"]), textcoords="offset points",
+                    xytext=(5, 4 if i % 2 == 0 else -11),
                     fontsize=7, color=colour[p["label"]])
     front = sorted((p for p in pts if p["frontier"]), key=lambda p: p["x"])
     if len(front) > 1:
