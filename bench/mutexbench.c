@@ -107,7 +107,8 @@ static atomic_bool stop;
 static atomic_bool measuring;    /* inside the window: wait samples are kept */
 static atomic_int first_ops;     /* threads that have finished an op */
 static _Atomic uint64_t all_acquired_ns;   /* when the last one did (0: not yet) */
-static uint64_t start_ns;        /* the start barrier's release */
+static _Atomic uint64_t start_at;   /* the start barrier's release: see mark_start */
+static uint64_t start_ns;        /* start_at, as the main thread read it */
 static int nproducers;           /* condvar mode: threads [0, nproducers) produce */
 
 static _Noreturn void usage_error(const char *fmt, ...)
@@ -132,6 +133,17 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The first thread (worker or main) out of the start barrier sets start_at:
+ * the release, as closely as any thread saw it.  Taken by the main thread
+ * alone, a main thread scheduled late would put the start after some
+ * workers' first ops, and times measured from it would come out short. */
+static void mark_start(void)
+{
+	uint64_t none = 0;
+	atomic_compare_exchange_strong_explicit(&start_at, &none, now_ns(),
+	                                        memory_order_relaxed, memory_order_relaxed);
 }
 
 /* Add to a counter only its own thread writes (see struct thread). */
@@ -461,6 +473,7 @@ static void *worker(void *arg)
 	struct thread *t = arg;
 	bool producer = t->id < nproducers;
 	pthread_barrier_wait(&start_barrier);
+	mark_start();
 	if (opt.late_thread > 0 && t->id == opt.threads - 1) {
 		/* Test-only: a thread that reaches the lock late, so the window
 		 * rules "all_acquired" and "timeout" can be exercised. */
@@ -481,9 +494,15 @@ static void *worker(void *arg)
 			break;
 		}
 		bump(&t->ops, 1);
-		if (atomic_load_explicit(&t->ops, memory_order_relaxed) == 1 &&
-		    atomic_fetch_add_explicit(&first_ops, 1, memory_order_relaxed) + 1 == opt.threads)
-			atomic_store_explicit(&all_acquired_ns, now_ns(), memory_order_relaxed);
+		if (atomic_load_explicit(&t->ops, memory_order_relaxed) == 1) {
+			/* The clock first: the main thread opens the window only
+			 * after it sees the count complete, so this time is never
+			 * later than the window's start. */
+			uint64_t when = now_ns();
+			if (atomic_fetch_add_explicit(&first_ops, 1, memory_order_relaxed) + 1 ==
+			    opt.threads)
+				atomic_store_explicit(&all_acquired_ns, when, memory_order_relaxed);
+		}
 		noncritical_section(t);
 	}
 	if (opt.mode == M_CONDVAR) {
@@ -864,7 +883,8 @@ int main(int argc, char **argv)
 	}
 
 	pthread_barrier_wait(&start_barrier);
-	start_ns = now_ns();
+	mark_start();
+	start_ns = atomic_load_explicit(&start_at, memory_order_relaxed);
 	struct window w;
 	measure_window(&w);
 	atomic_store_explicit(&stop, true, memory_order_release);
