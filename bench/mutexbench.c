@@ -3,8 +3,22 @@
  *
  * T threads loop for a fixed interval: acquire, critical section, release,
  * non-critical section.  Reports throughput, per-thread fairness (min/max
- * share, Jain's index) and sampled acquire-wait percentiles, and checks that
- * the lock really excluded: a lost update or an overlap makes it exit 1.
+ * share, Jain's index) of acquisitions and of hold time, and sampled
+ * acquire-wait percentiles, and checks that the lock really excluded: a
+ * lost update or an overlap makes it exit 1.
+ *
+ * Everything but the exclusion check is measured over a steady window, not
+ * from the start barrier: under a slow lock on a loaded machine the first
+ * milliseconds after the barrier can hand one thread 100x the others' count
+ * before the rest have even reached the lock, and that burst does not shrink
+ * with a longer run.  The window opens once the warm-up has passed and every
+ * thread has finished an op (the exact rule is in docs/bench.md).
+ *
+ * Thread classes (--classes, --mixed) give threads critical sections of
+ * different lengths: the "scheduler subversion" case of Patel et al.,
+ * "Avoiding Scheduler Subversion using Scheduler-Cooperative Locks"
+ * (EuroSys 2020), where a lock fair in acquisitions hands most of its hold
+ * time (lock opportunity) to the long holders.
  *
  * Plain pthreads only.  It is never linked to lockswap: run it under
  * LD_PRELOAD=liblockswap.so to measure a backend, or bare for glibc.
@@ -34,6 +48,10 @@ static const char *const mode_names[] = { "mutex", "trylock", "condvar", "mixed"
 #define SAMPLE_CAP (1u << 20)    /* per-thread samples kept (reservoir after) */
 #define MAX_THREADS 1024
 #define MAX_LINES_TOTAL (1L << 20)
+#define MAX_CLASSES 16
+/* If some thread still has no op this long after the warm-up, the window
+ * opens anyway (and says so): a starving lock must not hang the run. */
+#define ALL_ACQUIRED_CAP_NS 2000000000ull
 
 /* Everything one lock protects.  128-byte aligned so two locks never share
  * a line (or an adjacent-line prefetch pair) and falsely contend. */
@@ -53,9 +71,15 @@ struct cline { _Alignas(LINE) uint64_t w[LINE / 8]; };
 
 struct thread {
 	_Alignas(128) int id;
+	int cls;                     /* its class: index into opt.class_cs */
+	long cs_work;                /* its critical section's PRNG steps */
 	pthread_t tid;
 	uint64_t rng;
-	uint64_t ops, acq, overlaps, produced, consumed, reads;
+	/* ops and hold are read by the main thread at the window's edges while
+	 * this thread runs: atomics, written only by their thread (relaxed
+	 * load + store, a plain mov on x86, no locked instruction). */
+	_Atomic uint64_t ops, hold;
+	uint64_t acq, overlaps, produced, consumed, reads;
 	uint64_t *samples;
 	uint64_t nsamples, seen;
 };
@@ -68,13 +92,23 @@ static struct {
 	uint64_t seed;
 	bool json, break_excl;
 	long read_pct;
-} opt = { M_MUTEX, 4, 1, 1.0, 10, 0, 10, 1, false, false, 90 };
+	double warmup, late_thread;
+	bool time_holds;
+	int nclasses;                /* 0: no classes given, every thread uses cs_work */
+	long class_cs[MAX_CLASSES];
+	const char *classes_text;
+} opt = { M_MUTEX, 4, 1, 1.0, 10, 0, 10, 1, false, false, 90, 0.2, 0, false, 0, {0}, NULL };
 
 static struct lock *locks;
 static struct cline *lines;      /* locks * cs_lines, lock k owns its own slice */
 static struct thread *thr;
 static pthread_barrier_t start_barrier, end_barrier;
 static atomic_bool stop;
+static atomic_bool measuring;    /* inside the window: wait samples are kept */
+static atomic_int first_ops;     /* threads that have finished an op */
+static _Atomic uint64_t all_acquired_ns;   /* when the last one did (0: not yet) */
+static _Atomic uint64_t start_at;   /* the start barrier's release: see mark_start */
+static uint64_t start_ns;        /* start_at, as the main thread read it */
 static int nproducers;           /* condvar mode: threads [0, nproducers) produce */
 
 static _Noreturn void usage_error(const char *fmt, ...)
@@ -99,6 +133,35 @@ static uint64_t now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The first thread (worker or main) out of the start barrier sets start_at:
+ * the release, as closely as any thread saw it.  Taken by the main thread
+ * alone, a main thread scheduled late would put the start after some
+ * workers' first ops, and times measured from it would come out short. */
+static void mark_start(void)
+{
+	uint64_t none = 0;
+	atomic_compare_exchange_strong_explicit(&start_at, &none, now_ns(),
+	                                        memory_order_relaxed, memory_order_relaxed);
+}
+
+/* Add to a counter only its own thread writes (see struct thread). */
+static inline void bump(_Atomic uint64_t *c, uint64_t d)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + d,
+	                      memory_order_relaxed);
+}
+
+/* The hold clock of --time-holds: the TSC on x86 (about 20 cycles, and
+ * shares need no conversion to ns), CLOCK_MONOTONIC elsewhere. */
+static inline uint64_t hold_clock(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	return now_ns();
+#endif
 }
 
 /* xorshift64*: cheap, good enough to pick locks and burn cycles. */
@@ -185,7 +248,7 @@ static void acquire(struct thread *t, pthread_mutex_t *m, enum how how)
 	}
 	if (e)
 		die("pthread_mutex_lock", e);
-	if (sample)
+	if (sample && atomic_load_explicit(&measuring, memory_order_relaxed))
 		record_sample(t, now_ns() - t0);
 }
 
@@ -198,12 +261,22 @@ static void release(pthread_mutex_t *m)
 
 /* ---- the critical section and its exclusion check ---- */
 
+/* Hold time of one section in work units: its PRNG steps, its cache lines,
+ * and 1 for the fixed part (owner and counter), so a --cs-work 0 section
+ * still counts.  Deterministic: a holder preempted inside is not seen
+ * (--time-holds sees it). */
+static inline uint64_t hold_units(const struct thread *t)
+{
+	return 1 + (uint64_t)t->cs_work + (uint64_t)opt.cs_lines;
+}
+
 static void critical_section(struct thread *t, struct lock *lk, int k)
 {
+	uint64_t h0 = opt.time_holds ? hold_clock() : 0;
 	unsigned me = (unsigned)t->id + 1;
 	lk->owner = me;
 	uint64_t v = lk->count;
-	lk->rng = rng_steps(lk->rng, opt.cs_work);
+	lk->rng = rng_steps(lk->rng, t->cs_work);
 	struct cline *cl = lines + (size_t)k * (size_t)opt.cs_lines;
 	for (long i = 0; i < opt.cs_lines; i++)
 		cl[i].w[0] += v;
@@ -211,6 +284,7 @@ static void critical_section(struct thread *t, struct lock *lk, int k)
 	if (lk->owner != me)         /* someone else got in while we were inside */
 		t->overlaps++;
 	t->acq++;
+	bump(&t->hold, opt.time_holds ? hold_clock() - h0 : hold_units(t));
 }
 
 static void noncritical_section(struct thread *t)
@@ -252,7 +326,7 @@ static void op_mixed_cond(struct thread *t)
 	struct lock *lk = &locks[k];
 	acquire(t, &lk->m, H_LOCK);
 	critical_section(t, lk, k);
-	if (t->ops & 1) {
+	if (atomic_load_explicit(&t->ops, memory_order_relaxed) & 1) {
 		lk->pending++;
 		pthread_cond_signal(&lk->not_empty);
 	} else {
@@ -300,10 +374,11 @@ static void op_mixed(struct thread *t)
  * thread 0 writes without the lock. */
 static void read_section(struct thread *t, struct lock *lk, int k)
 {
+	uint64_t h0 = opt.time_holds ? hold_clock() : 0;
 	uint64_t v = lk->count, sum = 0;
 	if (lk->owner != 0)
 		t->overlaps++;
-	uint64_t r = rng_steps(lk->rng, opt.cs_work);   /* the same work, on a copy */
+	uint64_t r = rng_steps(lk->rng, t->cs_work);    /* the same work, on a copy */
 	struct cline *cl = lines + (size_t)k * (size_t)opt.cs_lines;
 	for (long i = 0; i < opt.cs_lines; i++)
 		sum += cl[i].w[0];
@@ -311,6 +386,7 @@ static void read_section(struct thread *t, struct lock *lk, int k)
 		t->overlaps++;
 	t->rng ^= r ^ sum;                               /* keep the reads */
 	t->reads++;
+	bump(&t->hold, opt.time_holds ? hold_clock() - h0 : hold_units(t));
 }
 
 static void op_rw(struct thread *t)
@@ -328,7 +404,7 @@ static void op_rw(struct thread *t)
 	int e = read ? pthread_rwlock_rdlock(&lk->rw) : pthread_rwlock_wrlock(&lk->rw);
 	if (e)
 		die(read ? "pthread_rwlock_rdlock" : "pthread_rwlock_wrlock", e);
-	if (sample)
+	if (sample && atomic_load_explicit(&measuring, memory_order_relaxed))
 		record_sample(t, now_ns() - t0);
 	if (read) {
 		read_section(t, lk, k);
@@ -397,6 +473,15 @@ static void *worker(void *arg)
 	struct thread *t = arg;
 	bool producer = t->id < nproducers;
 	pthread_barrier_wait(&start_barrier);
+	mark_start();
+	if (opt.late_thread > 0 && t->id == opt.threads - 1) {
+		/* Test-only: a thread that reaches the lock late, so the window
+		 * rules "all_acquired" and "timeout" can be exercised. */
+		struct timespec nap = { (time_t)opt.late_thread,
+		                        (long)((opt.late_thread - (double)(time_t)opt.late_thread) * 1e9) };
+		while (nanosleep(&nap, &nap) == -1 && errno == EINTR)
+			;
+	}
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		switch (opt.mode) {
 		case M_MUTEX:   op_plain(t, H_LOCK); break;
@@ -408,7 +493,16 @@ static void *worker(void *arg)
 				continue;           /* woken by stop with nothing done */
 			break;
 		}
-		t->ops++;
+		bump(&t->ops, 1);
+		if (atomic_load_explicit(&t->ops, memory_order_relaxed) == 1) {
+			/* The clock first: the main thread opens the window only
+			 * after it sees the count complete, so this time is never
+			 * later than the window's start. */
+			uint64_t when = now_ns();
+			if (atomic_fetch_add_explicit(&first_ops, 1, memory_order_relaxed) + 1 ==
+			    opt.threads)
+				atomic_store_explicit(&all_acquired_ns, when, memory_order_relaxed);
+		}
 		noncritical_section(t);
 	}
 	if (opt.mode == M_CONDVAR) {
@@ -437,6 +531,41 @@ static long parse_long(const char *name, const char *s, long min, long max)
 	return v;
 }
 
+static double parse_seconds(const char *name, const char *s, bool zero_ok)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v))
+		usage_error("--%s: not a number: '%s'", name, s);
+	if ((zero_ok ? v < 0 : v <= 0) || v > 1e6)
+		usage_error("--%s must be %s and <= 1e6, got %s", name, zero_ok ? ">= 0" : "> 0", s);
+	return v;
+}
+
+/* --classes 10,100,...: one critical-section work per class. */
+static void parse_classes(const char *text)
+{
+	opt.classes_text = text;
+	opt.nclasses = 0;
+	const char *p = text;
+	for (;;) {
+		char *end;
+		errno = 0;
+		long v = strtol(p, &end, 10);
+		if (errno || end == p || (*end && *end != ',') || *p == '-' || *p == '+' || *p == ' ')
+			usage_error("--classes: expected critical-section works like 10,100, got '%s'", text);
+		if (v > 1L << 30)
+			usage_error("--classes: %ld is over %ld steps", v, 1L << 30);
+		if (opt.nclasses == MAX_CLASSES)
+			usage_error("--classes: at most %d classes", MAX_CLASSES);
+		opt.class_cs[opt.nclasses++] = v;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+}
+
 static void usage(void)
 {
 	printf("usage: mutexbench [options]   (run under LD_PRELOAD=liblockswap.so)\n"
@@ -449,6 +578,13 @@ static void usage(void)
 	       "  --mode M        mutex | trylock | condvar | mixed | rwlock (default mutex)\n"
 	       "  --read-pct P    rwlock mode: percentage of ops that read-lock (default 90)\n"
 	       "  --seed N        PRNG seed (default 1)\n"
+	       "  --warmup S      seconds before the measured window may open (default 0.2);\n"
+	       "                  it also waits for every thread's first op\n"
+	       "  --classes LIST  thread classes by critical-section work, e.g. 10,100:\n"
+	       "                  thread i is in class i %% (number of classes)\n"
+	       "  --mixed F       two classes: --cs-work and F times it (half the threads each)\n"
+	       "  --time-holds    hold shares from a clock read around each critical section\n"
+	       "                  (TSC on x86) instead of counted work units\n"
 	       "  --json          one JSON object instead of the human line\n"
 	       "  --help          this text\n");
 }
@@ -456,7 +592,9 @@ static void usage(void)
 static void parse_args(int argc, char **argv)
 {
 	enum { O_THREADS = 256, O_SECONDS, O_CSWORK, O_CSLINES, O_NCSWORK, O_LOCKS,
-	       O_MODE, O_JSON, O_SEED, O_BREAK, O_READPCT };
+	       O_MODE, O_JSON, O_SEED, O_BREAK, O_READPCT, O_WARMUP, O_CLASSES, O_MIXED,
+	       O_TIMEHOLDS, O_LATE };
+	long mixed = 0;
 	static const struct option lo[] = {
 		{ "threads",  required_argument, 0, O_THREADS },
 		{ "seconds",  required_argument, 0, O_SECONDS },
@@ -468,8 +606,13 @@ static void parse_args(int argc, char **argv)
 		{ "json",     no_argument,       0, O_JSON },
 		{ "seed",     required_argument, 0, O_SEED },
 		{ "read-pct", required_argument, 0, O_READPCT },
+		{ "warmup",   required_argument, 0, O_WARMUP },
+		{ "classes",  required_argument, 0, O_CLASSES },
+		{ "mixed",    required_argument, 0, O_MIXED },
+		{ "time-holds", no_argument,     0, O_TIMEHOLDS },
 		{ "help",     no_argument,       0, 'h' },
 		{ "break-exclusion", no_argument, 0, O_BREAK },  /* test-only, hidden */
+		{ "late-thread", required_argument, 0, O_LATE }, /* test-only, hidden */
 		{ 0, 0, 0, 0 }
 	};
 	opterr = 0;                  /* we print our own one-line messages */
@@ -485,14 +628,12 @@ static void parse_args(int argc, char **argv)
 		case O_JSON:    opt.json = true; break;
 		case O_BREAK:   opt.break_excl = true; break;
 		case O_READPCT: opt.read_pct = parse_long("read-pct", optarg, 0, 100); break;
-		case O_SECONDS:
-			errno = 0;
-			opt.seconds = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(opt.seconds))
-				usage_error("--seconds: not a number: '%s'", optarg);
-			if (opt.seconds <= 0 || opt.seconds > 1e6)
-				usage_error("--seconds must be > 0 and <= 1e6, got %s", optarg);
-			break;
+		case O_MIXED:   mixed = parse_long("mixed", optarg, 1, 1L << 20); break;
+		case O_TIMEHOLDS: opt.time_holds = true; break;
+		case O_CLASSES: parse_classes(optarg); break;
+		case O_SECONDS: opt.seconds = parse_seconds("seconds", optarg, false); break;
+		case O_WARMUP:  opt.warmup = parse_seconds("warmup", optarg, true); break;
+		case O_LATE:    opt.late_thread = parse_seconds("late-thread", optarg, true); break;
 		case O_SEED:
 			errno = 0;
 			opt.seed = strtoull(optarg, &end, 0);
@@ -523,6 +664,18 @@ static void parse_args(int argc, char **argv)
 	}
 	if (optind < argc)
 		usage_error("unexpected argument '%s'", argv[optind]);
+	if (mixed && opt.classes_text)
+		usage_error("give --mixed or --classes, not both");
+	if (mixed) {
+		if (opt.cs_work * mixed > 1L << 30)
+			usage_error("--mixed %ld x --cs-work %ld is over %ld steps", mixed, opt.cs_work, 1L << 30);
+		opt.nclasses = 2;
+		opt.class_cs[0] = opt.cs_work;
+		opt.class_cs[1] = opt.cs_work * mixed;
+	}
+	if (opt.nclasses > opt.threads)
+		usage_error("%d classes need at least as many threads, got --threads %d",
+		            opt.nclasses, opt.threads);
 	if ((long)opt.locks * opt.cs_lines > MAX_LINES_TOTAL)
 		usage_error("--locks x --cs-lines must be <= %ld", MAX_LINES_TOTAL);
 	if (opt.mode == M_CONDVAR && opt.threads < 2)
@@ -561,6 +714,138 @@ static void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
+/* Fairness of per-thread amounts x[0..n): share = x / mean. */
+struct shares {
+	uint64_t total;
+	double min_share, max_share, min_max, jain;
+};
+
+static struct shares shares_of(const uint64_t *x, int n)
+{
+	struct shares s = { 0 };
+	uint64_t lo = UINT64_MAX, hi = 0;
+	double sumsq = 0;
+	for (int i = 0; i < n; i++) {
+		s.total += x[i];
+		sumsq += (double)x[i] * (double)x[i];
+		if (x[i] < lo) lo = x[i];
+		if (x[i] > hi) hi = x[i];
+	}
+	if (s.total == 0)
+		return s;            /* nothing done: every figure 0 */
+	double mean = (double)s.total / n;
+	s.min_share = (double)lo / mean;
+	s.max_share = (double)hi / mean;
+	s.min_max = (double)lo / (double)hi;
+	s.jain = (double)s.total * (double)s.total / (n * sumsq);
+	return s;
+}
+
+/* ---- the measured window ---- */
+
+enum rule { W_WARMUP, W_ALL_ACQUIRED, W_TIMEOUT };
+static const char *const rule_names[] = { "warmup", "all_acquired", "timeout" };
+
+struct window {
+	uint64_t start, end;         /* ns, CLOCK_MONOTONIC */
+	enum rule rule;
+	uint64_t *ops0, *ops1, *hold0, *hold1;   /* per-thread counters at start, end */
+};
+
+static void sleep_until(uint64_t deadline)
+{
+	for (uint64_t now; (now = now_ns()) < deadline;) {
+		uint64_t left = deadline - now;
+		struct timespec nap = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+		nanosleep(&nap, NULL);   /* EINTR or early wake: the loop re-checks */
+	}
+}
+
+static void snapshot(uint64_t *ops, uint64_t *hold)
+{
+	for (int i = 0; i < opt.threads; i++) {
+		ops[i] = atomic_load_explicit(&thr[i].ops, memory_order_relaxed);
+		hold[i] = atomic_load_explicit(&thr[i].hold, memory_order_relaxed);
+	}
+}
+
+/* Called right after the start barrier.  Waits out the warm-up and every
+ * thread's first op (up to ALL_ACQUIRED_CAP_NS more), then measures
+ * --seconds; the counters are read one thread after another, a skew of
+ * microseconds against a window of a fraction of a second. */
+static void measure_window(struct window *w)
+{
+	int T = opt.threads;
+	uint64_t warm_end = start_ns + (uint64_t)(opt.warmup * 1e9);
+	sleep_until(warm_end);
+	bool late = atomic_load_explicit(&first_ops, memory_order_relaxed) < T;
+	uint64_t cap = warm_end + ALL_ACQUIRED_CAP_NS;
+	while (atomic_load_explicit(&first_ops, memory_order_relaxed) < T && now_ns() < cap)
+		sleep_until(now_ns() + 200000);  /* 0.2 ms polls: the window opens that close */
+	w->rule = atomic_load_explicit(&first_ops, memory_order_relaxed) < T ? W_TIMEOUT :
+	          late ? W_ALL_ACQUIRED : W_WARMUP;
+	w->ops0 = xcalloc((size_t)T, sizeof(uint64_t));
+	w->ops1 = xcalloc((size_t)T, sizeof(uint64_t));
+	w->hold0 = xcalloc((size_t)T, sizeof(uint64_t));
+	w->hold1 = xcalloc((size_t)T, sizeof(uint64_t));
+	atomic_store_explicit(&measuring, true, memory_order_relaxed);
+	w->start = now_ns();
+	snapshot(w->ops0, w->hold0);
+	sleep_until(w->start + (uint64_t)(opt.seconds * 1e9));
+	snapshot(w->ops1, w->hold1);
+	w->end = now_ns();
+	atomic_store_explicit(&measuring, false, memory_order_relaxed);
+}
+
+static double since_start(uint64_t t)
+{
+	return t > start_ns ? (double)(t - start_ns) / 1e9 : 0.0;
+}
+
+/* ---- output ---- */
+
+static void print_u64_array(const char *key, const uint64_t *v, int n)
+{
+	printf(",\"%s\":[", key);
+	for (int i = 0; i < n; i++)
+		printf("%s%llu", i ? "," : "", (unsigned long long)v[i]);
+	printf("]");
+}
+
+static void print_share_array(const char *key, const uint64_t *v, int n, uint64_t total)
+{
+	printf(",\"%s\":[", key);
+	for (int i = 0; i < n; i++)
+		printf("%s%.6f", i ? "," : "", total ? (double)v[i] / (double)total : 0.0);
+	printf("]");
+}
+
+/* Per class: its threads, ops and hold time in the window, and its shares
+ * relative to equal: (class share) / (class threads / threads), 1.0 when
+ * the class got exactly its headcount's part. */
+struct class_sum {
+	int threads;
+	uint64_t ops, hold;
+	double ops_vs_equal, hold_vs_equal;
+};
+
+static void sum_classes(struct class_sum *c, const uint64_t *ops, const uint64_t *hold,
+                        uint64_t ops_total, uint64_t hold_total)
+{
+	int T = opt.threads;
+	memset(c, 0, sizeof *c * (size_t)opt.nclasses);
+	for (int i = 0; i < T; i++) {
+		c[thr[i].cls].threads++;
+		c[thr[i].cls].ops += ops[i];
+		c[thr[i].cls].hold += hold[i];
+	}
+	for (int k = 0; k < opt.nclasses; k++) {
+		double equal = (double)c[k].threads / T;
+		c[k].ops_vs_equal = ops_total ? (double)c[k].ops / (double)ops_total / equal : 0;
+		c[k].hold_vs_equal = hold_total ? (double)c[k].hold / (double)hold_total / equal : 0;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	parse_args(argc, argv);
@@ -586,6 +871,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < T; i++) {
 		struct thread *t = &thr[i];
 		t->id = i;
+		/* Classes interleave (thread i in class i % n), so creation order,
+		 * which can favour the first threads at the start, spreads evenly. */
+		t->cls = opt.nclasses ? i % opt.nclasses : 0;
+		t->cs_work = opt.nclasses ? opt.class_cs[t->cls] : opt.cs_work;
 		t->rng = (opt.seed + 1) * 0xBF58476D1CE4E5B9ULL + (uint64_t)i * 0x94D049BB133111EBULL + 1;
 		t->samples = xcalloc(SAMPLE_CAP, sizeof *t->samples);
 		int e = pthread_create(&t->tid, NULL, worker, t);
@@ -594,13 +883,12 @@ int main(int argc, char **argv)
 	}
 
 	pthread_barrier_wait(&start_barrier);
-	uint64_t t0 = now_ns();
-	struct timespec nap = { (time_t)opt.seconds,
-	                        (long)((opt.seconds - (double)(time_t)opt.seconds) * 1e9) };
-	while (nanosleep(&nap, &nap) == -1 && errno == EINTR)
-		;
+	mark_start();
+	start_ns = atomic_load_explicit(&start_at, memory_order_relaxed);
+	struct window w;
+	measure_window(&w);
 	atomic_store_explicit(&stop, true, memory_order_release);
-	uint64_t elapsed = now_ns() - t0;
+	uint64_t run_end = now_ns();
 	if (opt.mode == M_CONDVAR || opt.mode == M_MIXED) {
 		/* Wake every waiter so it sees stop.  Taking the mutex orders the
 		 * broadcast after any waiter's check of the flag. */
@@ -614,27 +902,29 @@ int main(int argc, char **argv)
 	for (int i = 0; i < T; i++)
 		pthread_join(thr[i].tid, NULL);
 
-	/* Fairness over per-thread ops. */
-	uint64_t ops = 0, acq = 0, overlaps = 0, produced = 0, consumed = 0, nsamp = 0;
-	double sumsq = 0;
+	/* Fairness over the window's per-thread ops and hold. */
+	uint64_t *wops = xcalloc((size_t)T, sizeof *wops), *whold = xcalloc((size_t)T, sizeof *whold);
+	uint64_t total_ops = 0, acq = 0, overlaps = 0, produced = 0, consumed = 0, nsamp = 0;
 	for (int i = 0; i < T; i++) {
-		ops += thr[i].ops;
+		wops[i] = w.ops1[i] - w.ops0[i];
+		whold[i] = w.hold1[i] - w.hold0[i];
+		total_ops += atomic_load_explicit(&thr[i].ops, memory_order_relaxed);
 		acq += thr[i].acq;
 		overlaps += thr[i].overlaps;
 		produced += thr[i].produced;
 		consumed += thr[i].consumed;
 		nsamp += thr[i].nsamples;
-		sumsq += (double)thr[i].ops * (double)thr[i].ops;
 	}
-	double fair = (double)ops / T, min_share = 0, max_share = 0, jain = 0;
-	if (ops > 0) {
-		min_share = 1e300;
-		for (int i = 0; i < T; i++) {
-			double s = (double)thr[i].ops / fair;
-			if (s < min_share) min_share = s;
-			if (s > max_share) max_share = s;
+	struct shares so = shares_of(wops, T), sh = shares_of(whold, T);
+	struct class_sum cls[MAX_CLASSES];
+	double cls_min = 0, cls_max = 0;
+	if (opt.nclasses) {
+		sum_classes(cls, wops, whold, so.total, sh.total);
+		cls_min = cls_max = cls[0].hold_vs_equal;
+		for (int k = 1; k < opt.nclasses; k++) {
+			if (cls[k].hold_vs_equal < cls_min) cls_min = cls[k].hold_vs_equal;
+			if (cls[k].hold_vs_equal > cls_max) cls_max = cls[k].hold_vs_equal;
 		}
-		jain = (double)ops * (double)ops / (T * sumsq);
 	}
 
 	uint64_t *all = xcalloc(nsamp, sizeof *all);
@@ -647,43 +937,84 @@ int main(int argc, char **argv)
 	uint64_t p50 = percentile(all, n, 0.50), p99 = percentile(all, n, 0.99),
 	         p999 = percentile(all, n, 0.999);
 
-	/* Exclusion: every acquisition added exactly one to its lock's counter. */
+	/* Exclusion, over the whole run: every acquisition added exactly one
+	 * to its lock's counter. */
 	uint64_t counted = 0;
 	for (int k = 0; k < K; k++)
 		counted += locks[k].count;
 	bool excl_ok = counted == acq && overlaps == 0;
 	bool queue_ok = opt.mode != M_CONDVAR || produced == consumed;
 
-	double secs = (double)elapsed / 1e9;
-	double tput = (double)ops / secs;
+	double secs = (double)(w.end - w.start) / 1e9;
+	double tput = (double)so.total / secs;
+	uint64_t all_acq = atomic_load_explicit(&all_acquired_ns, memory_order_relaxed);
 	const char *mode = mode_names[opt.mode];
+	const char *hold_measure = !opt.time_holds ? "work_units" :
+#if defined(__x86_64__) || defined(__i386__)
+	                           "tsc_ticks";
+#else
+	                           "ns";
+#endif
 	if (opt.json) {
 		printf("{\"bench\":\"mutexbench\",\"mode\":\"%s\",\"threads\":%d,\"locks\":%d,"
 		       "\"seconds\":%.3f,\"ops\":%llu,\"throughput\":%.1f,\"min_share\":%.4f,"
 		       "\"max_share\":%.4f,\"jain\":%.4f,\"wait_p50_ns\":%llu,\"wait_p99_ns\":%llu,"
-		       "\"wait_p999_ns\":%llu,\"per_thread_ops\":[",
-		       mode, T, K, secs, (unsigned long long)ops, tput, min_share, max_share, jain,
-		       (unsigned long long)p50, (unsigned long long)p99, (unsigned long long)p999);
-		for (int i = 0; i < T; i++)
-			printf("%s%llu", i ? "," : "", (unsigned long long)thr[i].ops);
-		printf("],\"exclusion_ok\":%s", excl_ok ? "true" : "false");
+		       "\"wait_p999_ns\":%llu",
+		       mode, T, K, secs, (unsigned long long)so.total, tput, so.min_share,
+		       so.max_share, so.jain, (unsigned long long)p50, (unsigned long long)p99,
+		       (unsigned long long)p999);
+		print_u64_array("per_thread_ops", wops, T);
+		printf(",\"exclusion_ok\":%s", excl_ok ? "true" : "false");
 		if (opt.mode == M_CONDVAR)
 			printf(",\"produced\":%llu,\"consumed\":%llu",
 			       (unsigned long long)produced, (unsigned long long)consumed);
 		if (opt.mode == M_RWLOCK)
 			printf(",\"read_pct\":%ld", opt.read_pct);
+		printf(",\"warmup_s\":%.3f,\"window_start_s\":%.4f,\"window_end_s\":%.4f,"
+		       "\"window_rule\":\"%s\",\"all_acquired_s\":",
+		       opt.warmup, since_start(w.start), since_start(w.end), rule_names[w.rule]);
+		if (all_acq)
+			printf("%.4f", since_start(all_acq));
+		else
+			printf("null");
+		printf(",\"run_seconds\":%.3f,\"total_ops\":%llu,\"min_max\":%.4f",
+		       (double)(run_end - start_ns) / 1e9, (unsigned long long)total_ops, so.min_max);
+		print_share_array("per_thread_ops_share", wops, T, so.total);
+		printf(",\"hold_measure\":\"%s\"", hold_measure);
+		print_u64_array("per_thread_hold", whold, T);
+		print_share_array("per_thread_hold_share", whold, T, sh.total);
+		printf(",\"hold_min_share\":%.4f,\"hold_max_share\":%.4f,\"hold_min_max\":%.4f,"
+		       "\"hold_jain\":%.4f", sh.min_share, sh.max_share, sh.min_max, sh.jain);
+		if (opt.nclasses) {
+			printf(",\"classes\":[");
+			for (int k = 0; k < opt.nclasses; k++)
+				printf("%s{\"cs_work\":%ld,\"threads\":%d,\"ops\":%llu,\"hold\":%llu,"
+				       "\"ops_vs_equal\":%.4f,\"hold_vs_equal\":%.4f}", k ? "," : "",
+				       opt.class_cs[k], cls[k].threads, (unsigned long long)cls[k].ops,
+				       (unsigned long long)cls[k].hold, cls[k].ops_vs_equal,
+				       cls[k].hold_vs_equal);
+			printf("],\"class_hold_min_vs_equal\":%.4f,\"class_hold_max_vs_equal\":%.4f",
+			       cls_min, cls_max);
+		}
 		printf("}\n");
 	} else {
 		printf("mutexbench mode=%s threads=%d locks=%d secs=%.2f ops=%llu throughput=%.0f ops/s "
 		       "min_share=%.2f max_share=%.2f jain=%.3f wait_p50_ns=%llu wait_p99_ns=%llu "
 		       "wait_p999_ns=%llu",
-		       mode, T, K, secs, (unsigned long long)ops, tput, min_share, max_share, jain,
-		       (unsigned long long)p50, (unsigned long long)p99, (unsigned long long)p999);
+		       mode, T, K, secs, (unsigned long long)so.total, tput, so.min_share, so.max_share,
+		       so.jain, (unsigned long long)p50, (unsigned long long)p99, (unsigned long long)p999);
 		if (opt.mode == M_CONDVAR)
 			printf(" produced=%llu consumed=%llu",
 			       (unsigned long long)produced, (unsigned long long)consumed);
 		if (opt.mode == M_RWLOCK)
 			printf(" read_pct=%ld", opt.read_pct);
+		printf(" hold_min_share=%.2f hold_jain=%.3f window=%.2f-%.2fs(%s)", sh.min_share,
+		       sh.jain, since_start(w.start), since_start(w.end), rule_names[w.rule]);
+		if (opt.nclasses) {
+			printf(" class_hold_vs_equal=");
+			for (int k = 0; k < opt.nclasses; k++)
+				printf("%s%.2f", k ? "/" : "", cls[k].hold_vs_equal);
+		}
 		printf("\n");
 	}
 	fflush(stdout);

@@ -5,7 +5,7 @@
 #
 #   bash scripts/results.sh [PART...]     parts: uncontended mutex long condvar
 #                                         leveldb-read leveldb-fill ab capacitor fair
-#                                         rwlock (not in the default set)
+#                                         rwlock frontier (not in the default set)
 #   RESULTS_RUNS=3 RESULTS_SECONDS=0.3    rounds per point, seconds per run
 #   RESULTS_BACKENDS="glibc futex ..."    default: every backend listed
 #   RESULTS_THREADS=1,2,4,...             thread counts of the mutex sweeps
@@ -98,6 +98,20 @@ for part in "${parts[@]}"; do
 		done
 		"${LS[@]}" ab -r glibc -r futex -r bravo --runs 9 --json-key throughput -q --out "$OUT/rwlock-ab-99-8" -- \
 			$MB --mode rwlock --read-pct 99 --threads 8 --seconds 0.5 --json | tee "$OUT/rwlock-ab-99-8.txt" ;;
-	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab capacitor fair rwlock)" >&2; exit 2 ;;
+	frontier)
+		# Fairness next to speed over mutexbench's steady window (docs/results.md
+		# section 9): 1 s windows, the frontier plots; RESULTS_BACKENDS picks the arms.
+		[ -n "${RESULTS_BACKENDS:-}" ] || bflags=(-b glibc -b futex -b capacitor:tts -b mcs)
+		keys=(--extra-key jain --extra-key min_max --extra-key hold_min_share --extra-key hold_jain)
+		for w in "short:" "moderate:--cs-work 50 --ncs-work 400" "mixed:--mixed 10"; do
+			name=frontier-${w%%:*}; th=2,8,32; fk=min_share
+			[ "$name" = frontier-mixed ] && th=8,32 fk=class_hold_min_vs_equal
+			echo "== $name" >&2
+			# shellcheck disable=SC2086  # the workload's flags split on purpose
+			"${LS[@]}" sweep "${bflags[@]}" --threads $th --runs "$RUNS" --json-key throughput \
+				--fairness-key $fk "${keys[@]}" --timeout 120 --out "$OUT/$name" -q -- \
+				$MB --threads {threads} --seconds 1 ${w#*:} --json | tee "$OUT/$name.txt"
+		done ;;
+	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab capacitor fair rwlock frontier)" >&2; exit 2 ;;
 	esac
 done

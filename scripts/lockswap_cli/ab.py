@@ -1,5 +1,5 @@
 """lockswap ab: interleaved A/B(/C...) comparison of backends on one command."""
-from . import measure, output
+from . import frontier, measure, output
 
 SUMMARY = "compare backends on one command: interleaved runs, medians, bootstrap CI"
 TAKES_COMMAND = True
@@ -35,11 +35,13 @@ def add_arguments(parser):
                         metavar="NAME[,VAR=VALUE...]",
                         help="an rwlock backend to compare (LOCKSWAP_RWLOCK; repeat); with -b, "
                              "every -b runs with every -r, labelled B/R")
+    frontier.add_argument(parser)
     measure.add_arguments(parser, runs=5, warmup=1)
 
 
 def main(args):
-    plan = measure.prepare(args, groups=[None], commands={None: args.command}, least=2)
+    plan = measure.prepare(args, groups=[None], commands={None: args.command}, least=2,
+                           extra_keys=[args.fairness_key])
     runs = plan.execute()
     rows = plan.summarize(runs, group=None)
     out = [plan.header("ab"), "", output.text_table(output.SUMMARY_HEADERS,
@@ -79,5 +81,6 @@ def write(plan, prefix, runs, rows):
     return [output.write_text(prefix + ".md", "\n".join(md)),
             output.write_csv(prefix + ".csv", output.RUN_COLUMNS + tuple(plan.extra_keys),
                              output.run_rows(runs, keys=plan.extra_keys)),
-            output.write_json(prefix + ".json", plan.to_json(runs, {"summary": rows}))]
+            output.write_json(prefix + ".json", plan.to_json(runs, {"summary": rows}))] + \
+        frontier.write_ab(plan, prefix, runs, plan.args.fairness_key)
 

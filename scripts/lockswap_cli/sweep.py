@@ -12,7 +12,8 @@ Prints a table of medians (rows: threads, columns: backends) and the ratio
 of each backend's median to the first backend's, with its 95% bootstrap CI
 and verdict.  With --out, also writes PREFIX.csv, PREFIX.json, PREFIX.md,
 PREFIX-throughput.png (the metric against threads) and, when the runs print
-the --fairness-key in their JSON output, PREFIX-fairness.png.
+the --fairness-key in their JSON output, PREFIX-fairness.png and
+PREFIX-frontier.png (fairness against speed, a point per backend).
 
   lockswap sweep -b glibc -b futex --threads 1,2,4,8 --json-key throughput \\
       --out out/sweep -- build/bench/mutexbench --threads {threads} --json
@@ -121,7 +122,7 @@ def tables(plan, grid, render, fair, full):
 
 
 def write(plan, prefix, runs, grid, fair):
-    from . import plot
+    from . import frontier, plot
     key = plan.args.fairness_key
     md = [f"# lockswap sweep: {plan.metric.describe()}", "", plan.context_md(), "",
           tables(plan, grid, output.md_table, fair, full=True).replace(":\n|", ":\n\n|"), "",
@@ -147,4 +148,4 @@ def write(plan, prefix, runs, grid, fair):
     if fair:
         paths.append(plot.lines(prefix + "-fairness.png", fair, f"{key} vs threads", key,
                                 note=note))
-    return paths
+    return paths + frontier.write_sweep(plan, prefix, runs, key)

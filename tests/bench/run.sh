@@ -28,7 +28,7 @@ run() { timeout 60 "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?; }
 
 # Validates JSON lines on stdin; prints the first problem, or nothing.
 cat >"$TMP/check.py" <<'PYEOF'
-import json, sys
+import json, os, sys
 
 def bad(msg):
     print(msg)
@@ -50,6 +50,98 @@ def shares(o, n):
     if o["ops"] <= 0:
         bad("ops is %r" % o["ops"])
 
+WINDOW_KEYS = {"warmup_s", "window_start_s", "window_end_s", "window_rule", "all_acquired_s",
+               "run_seconds", "total_ops", "min_max", "per_thread_ops_share"}
+HOLD_KEYS = {"hold_measure", "per_thread_hold", "per_thread_hold_share", "hold_min_share",
+             "hold_max_share", "hold_min_max", "hold_jain"}
+
+def window(o):
+    """The window lies after the warm-up, inside the run, lasts `seconds`,
+    and opened after every thread's first op unless the rule says timeout."""
+    eps = 2e-3
+    w0, w1 = o["window_start_s"], o["window_end_s"]
+    if o["window_rule"] not in ("warmup", "all_acquired", "timeout"):
+        bad("window_rule %r" % o["window_rule"])
+    if not (o["warmup_s"] - eps <= w0 < w1 <= o["run_seconds"] + eps):
+        bad("window %r..%r not after warm-up %r and inside run %r"
+            % (w0, w1, o["warmup_s"], o["run_seconds"]))
+    if abs((w1 - w0) - o["seconds"]) > eps:
+        bad("window %r..%r is not seconds=%r long" % (w0, w1, o["seconds"]))
+    if o["window_rule"] != "timeout":
+        if o["all_acquired_s"] is None or o["all_acquired_s"] > w0 + eps:
+            bad("all_acquired_s %r after the window opened at %r" % (o["all_acquired_s"], w0))
+    elif o["all_acquired_s"] is not None and o["all_acquired_s"] < w0 - eps:
+        bad("rule timeout, yet every thread had acquired at %r, before %r"
+            % (o["all_acquired_s"], w0))
+    if os.environ.get("WANT_RULE") and o["window_rule"] != os.environ["WANT_RULE"]:
+        bad("window_rule %r, expected %r" % (o["window_rule"], os.environ["WANT_RULE"]))
+    late = float(os.environ.get("WANT_LATE", 0))
+    if o["window_rule"] != "timeout" and not (w0 >= o["all_acquired_s"] >= late):
+        bad("a thread slept %r s before its first op, yet all_acquired_s %r, window at %r"
+            % (late, o["all_acquired_s"], w0))
+    if o["total_ops"] < o["ops"]:
+        bad("total_ops %r < window ops %r" % (o["total_ops"], o["ops"]))
+    pto = o["per_thread_ops"]
+    if abs(o["min_max"] - min(pto) / max(pto)) > 1e-3:
+        bad("min_max %r is not min/max of %r" % (o["min_max"], pto))
+    sums_to_one("per_thread_ops_share", o["per_thread_ops_share"], pto)
+
+def sums_to_one(name, shares, amounts):
+    if len(shares) != len(amounts) or abs(sum(shares) - 1) > 1e-4:
+        bad("%s %r does not sum to 1" % (name, shares))
+    total = sum(amounts)
+    if any(abs(s - a / total) > 1e-5 for s, a in zip(shares, amounts)):
+        bad("%s %r is not %r over its sum" % (name, shares, amounts))
+
+def holds(o, n, cs_work=None):
+    eps = 1e-3
+    h = o["per_thread_hold"]
+    if len(h) != n or any(not isinstance(x, int) or x < 0 for x in h) or sum(h) <= 0:
+        bad("per_thread_hold %r" % h)
+    sums_to_one("per_thread_hold_share", o["per_thread_hold_share"], h)
+    mean = sum(h) / n
+    for key, want in (("hold_min_share", min(h) / mean), ("hold_max_share", max(h) / mean),
+                      ("hold_min_max", min(h) / max(h)),
+                      ("hold_jain", sum(h) ** 2 / (n * sum(x * x for x in h)))):
+        if abs(o[key] - want) > eps:
+            bad("%s %r, expected %r from per_thread_hold" % (key, o[key], want))
+    if o["hold_measure"] not in ("work_units", "tsc_ticks", "ns"):
+        bad("hold_measure %r" % o["hold_measure"])
+
+def classes(o, n, cs_lines, class_cs):
+    """Thread i is in class i % len(class_cs); in work units each section
+    holds 1 + cs_work + cs_lines, and the window's edges cut at most one
+    section per thread apart from its op count."""
+    k = len(class_cs)
+    if "classes" not in o:
+        if k != 1:
+            bad("no classes in the output, expected %r" % class_cs)
+        c = []
+    else:
+        c = o["classes"]
+    if c and [x["cs_work"] for x in c] != class_cs:
+        bad("classes cs_work %r, expected %r" % ([x["cs_work"] for x in c], class_cs))
+    if c and [x["threads"] for x in c] != [len(range(j, n, k)) for j in range(k)]:
+        bad("class threads %r" % [x["threads"] for x in c])
+    pto, h = o["per_thread_ops"], o["per_thread_hold"]
+    for j, x in enumerate(c):
+        if x["ops"] != sum(pto[j::k]) or x["hold"] != sum(h[j::k]):
+            bad("class %d sums %r/%r differ from its threads'" % (j, x["ops"], x["hold"]))
+        equal = x["threads"] / n
+        if abs(x["hold_vs_equal"] - x["hold"] / sum(h) / equal) > 1e-3 or \
+           abs(x["ops_vs_equal"] - x["ops"] / sum(pto) / equal) > 1e-3:
+            bad("class %d vs-equal figures %r" % (j, x))
+    rel = [x["hold_vs_equal"] for x in c]
+    if c and (abs(o["class_hold_min_vs_equal"] - min(rel)) > 1e-3 or
+              abs(o["class_hold_max_vs_equal"] - max(rel)) > 1e-3):
+        bad("class_hold_min/max_vs_equal %r/%r" % (o["class_hold_min_vs_equal"],
+                                                   o["class_hold_max_vs_equal"]))
+    if o["hold_measure"] == "work_units":
+        for i in range(n):
+            u = 1 + class_cs[i % k] + cs_lines
+            if abs(h[i] - pto[i] * u) > u:
+                bad("thread %d: hold %r is not ops %r x %r units" % (i, h[i], pto[i], u))
+
 kind = sys.argv[1]
 lines = [l for l in sys.stdin.read().splitlines() if l.strip()]
 try:
@@ -59,13 +151,15 @@ except ValueError as e:
 
 if kind == "mutex":            # mutex MODE THREADS [excl]
     mode, n = sys.argv[2], int(sys.argv[3])
-    want_excl = len(sys.argv) < 5
+    want_excl = len(sys.argv) < 5 or sys.argv[4] != "broken"
     if len(objs) != 1:
         bad("expected one JSON line, got %d" % len(objs))
     o = objs[0]
     keys = {"bench", "mode", "threads", "locks", "seconds", "ops", "throughput",
             "min_share", "max_share", "jain", "wait_p50_ns", "wait_p99_ns",
-            "wait_p999_ns", "per_thread_ops", "exclusion_ok"}
+            "wait_p999_ns", "per_thread_ops", "exclusion_ok"} | WINDOW_KEYS | HOLD_KEYS
+    if "classes" in o:
+        keys |= {"classes", "class_hold_min_vs_equal", "class_hold_max_vs_equal"}
     if mode == "condvar":
         keys |= {"produced", "consumed"}
     if mode == "rwlock":
@@ -86,6 +180,10 @@ if kind == "mutex":            # mutex MODE THREADS [excl]
         bad("wait percentiles not ordered non-negative ints: %r" % p)
     if mode == "condvar" and not (o["produced"] == o["consumed"] > 0):
         bad("produced %r consumed %r" % (o["produced"], o["consumed"]))
+    window(o)
+    holds(o, n)
+    if len(sys.argv) > 5:          # mutex MODE THREADS excl CS_LINES CLASS_CS...
+        classes(o, n, int(sys.argv[5]), [int(c) for c in sys.argv[6:]])
 
 elif kind == "leveldb":        # leveldb THREADS WORKLOAD[=all] ...
     n = int(sys.argv[2])
@@ -113,7 +211,8 @@ elif kind == "leveldb":        # leveldb THREADS WORKLOAD[=all] ...
         elif w.endswith("=all") and o["found"] != o["ops"]:
             bad("%s: found %r of %r, expected all" % (o["workload"], o["found"], o["ops"]))
 PYEOF
-check_json() { "$PY" "$TMP/check.py" "$@" <"$TMP/out"; }
+# A crash of the checker (a missing key, say) is a problem too, never a pass.
+check_json() { "$PY" "$TMP/check.py" "$@" <"$TMP/out" 2>&1; }
 
 # expect_json NAME CHECKARGS... -- CMD...
 expect_json() {
@@ -145,11 +244,11 @@ else bad "binaries built" "missing $MB or $LB (make build/bench/mutexbench build
 # ---- mutexbench ----
 S=0.3
 run "$MB" --help
-if [ "$rc" -eq 0 ] && grep -q -- --threads "$TMP/out" && ! grep -q break "$TMP/out"
+if [ "$rc" -eq 0 ] && grep -q -- --threads "$TMP/out" && ! grep -q -e break -e late "$TMP/out"
 then ok "mutexbench --help"; else bad "mutexbench --help" "exit $rc or wrong text"; fi
 
 run "$MB" --seconds $S --threads 3
-re='^mutexbench mode=mutex threads=3 locks=1 secs=[0-9.]+ ops=[0-9]+ throughput=[0-9]+ ops/s min_share=[0-9.]+ max_share=[0-9.]+ jain=[0-9.]+ wait_p50_ns=[0-9]+ wait_p99_ns=[0-9]+ wait_p999_ns=[0-9]+$'
+re='^mutexbench mode=mutex threads=3 locks=1 secs=[0-9.]+ ops=[0-9]+ throughput=[0-9]+ ops/s min_share=[0-9.]+ max_share=[0-9.]+ jain=[0-9.]+ wait_p50_ns=[0-9]+ wait_p99_ns=[0-9]+ wait_p999_ns=[0-9]+ hold_min_share=[0-9.]+ hold_jain=[0-9.]+ window=[0-9.]+-[0-9.]+s\((warmup|all_acquired|timeout)\)$'
 if [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 1 ] && grep -Eq "$re" "$TMP/out"
 then ok "mutexbench human line"; else bad "mutexbench human line" "exit $rc: $(head -c 300 "$TMP/out")"; fi
 
@@ -159,6 +258,33 @@ expect_json "mutexbench condvar produced == consumed" mutex condvar 5 -- \
 	"$MB" --json --seconds $S --mode condvar --threads 5 --locks 2
 expect_json "mutexbench mixed, 3 locks, 4 cs-lines" mutex mixed 4 -- \
 	"$MB" --json --seconds $S --mode mixed --locks 3 --cs-lines 4 --seed 7
+
+# The steady window, hold shares and thread classes.  Class checks take
+# "excl CS_LINES CLASS_CS..." after the thread count.
+expect_json "mutexbench hold units: one class is --cs-work" mutex mutex 3 excl 2 25 -- \
+	"$MB" --json --seconds $S --threads 3 --cs-work 25 --cs-lines 2
+expect_json "mutexbench --mixed 10: two classes, half each" mutex mutex 4 excl 0 10 100 -- \
+	"$MB" --json --seconds $S --threads 4 --mixed 10
+expect_json "mutexbench --mixed with --cs-work given after it" mutex mutex 5 excl 0 7 21 -- \
+	"$MB" --json --seconds $S --threads 5 --mixed 3 --cs-work 7
+expect_json "mutexbench --classes 5,0,20 over 5 threads" mutex mutex 5 excl 1 5 0 20 -- \
+	"$MB" --json --seconds $S --threads 5 --classes 5,0,20 --cs-lines 1
+expect_json "mutexbench --classes in rwlock mode" mutex rwlock 4 excl 0 3 30 -- \
+	"$MB" --json --seconds $S --threads 4 --classes 3,30 --mode rwlock --read-pct 50
+expect_json "mutexbench --time-holds" mutex mutex 4 excl 0 10 100 -- \
+	"$MB" --json --seconds $S --threads 4 --mixed 10 --time-holds
+expect_json "mutexbench --warmup 0" mutex mutex 2 -- "$MB" --json --seconds $S --threads 2 --warmup 0
+expect_json "mutexbench --warmup 0.05, 1 thread" mutex mutex 1 -- \
+	"$MB" --json --seconds $S --threads 1 --warmup 0.05
+
+# A thread sleeping 1 s before its first op holds the window back
+# ("all_acquired"); sleeping past the 2 s cap, the window opens without it
+# ("timeout").  Both sleeps dwarf the 0.05 s warm-up, so a busy machine
+# would have to stall the main thread for a second to change the rule.
+WANT_RULE=all_acquired WANT_LATE=1 expect_json "mutexbench window waits for a late thread" \
+	mutex mutex 3 -- "$MB" --json --seconds 0.1 --threads 3 --warmup 0.05 --late-thread 1
+WANT_RULE=timeout expect_json "mutexbench window opens after the cap without a starved thread" \
+	mutex mutex 3 -- "$MB" --json --seconds 0.1 --threads 3 --warmup 0 --late-thread 3.2
 
 expect_json "mutexbench rwlock, 2 locks" mutex rwlock 4 -- \
 	"$MB" --json --seconds $S --mode rwlock --locks 2 --read-pct 90
@@ -184,6 +310,13 @@ expect_usage_error "mutexbench missing argument" "$MB" --seconds
 expect_usage_error "mutexbench bad seconds" "$MB" --seconds 1x
 expect_usage_error "mutexbench read-pct > 100" "$MB" --mode rwlock --read-pct 101
 expect_usage_error "mutexbench condvar needs 2 threads" "$MB" --mode condvar --threads 1
+expect_usage_error "mutexbench bad --classes" "$MB" --classes 10,x
+expect_usage_error "mutexbench empty class" "$MB" --classes 10,,20
+expect_usage_error "mutexbench negative class" "$MB" --classes -1,2
+expect_usage_error "mutexbench more classes than threads" "$MB" --threads 2 --classes 1,2,3
+expect_usage_error "mutexbench --mixed and --classes" "$MB" --mixed 10 --classes 1,2
+expect_usage_error "mutexbench --mixed 0" "$MB" --mixed 0
+expect_usage_error "mutexbench negative --warmup" "$MB" --warmup -0.1
 
 # ---- leveldb_bench ----
 if ldd "$LB" | grep -q 'libleveldb\.so'; then ok "leveldb_bench links the shared libleveldb"

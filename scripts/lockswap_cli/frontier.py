@@ -1,0 +1,151 @@
+"""The fairness-against-throughput picture of `ab` and `sweep`.
+
+One point per backend: x is its speed relative to the baseline (the first
+backend), y its fairness (a JSON key of the runs, min_share by default).
+The point sits at the medians of the good measured runs; the bars span the
+rounds (min..max), x as each run's value over the baseline's median.  The
+backends that no other backend beats on both axes form the frontier, drawn
+as a dashed line: a user picks from those, and sees at a glance what a
+backend's fairness costs in speed.  `sweep` draws one panel per thread count.
+"""
+from . import stats
+
+DEFAULT_KEY = "min_share"
+# Past this ratio between the fastest and slowest point a linear x axis
+# squeezes the slow backends onto zero: switch to a log axis.
+LOG_SPAN = 30
+PANELS_PER_ROW = 3
+
+
+def add_argument(parser):
+    parser.add_argument("--fairness-key", default=DEFAULT_KEY, metavar="KEY",
+                        help=f"JSON key of each run taken as fairness (default {DEFAULT_KEY}); "
+                             "with --out, the frontier plot has it as y")
+
+
+def speed(value, base, lower_is_better):
+    """value relative to base, > 1 when faster whichever way the metric
+    goes (for a time, base / value)."""
+    if base is None or value is None or base == 0 or (lower_is_better and value == 0):
+        return None
+    return base / value if lower_is_better else value / base
+
+
+def points(plan, runs, group, key):
+    """[{label, x, x_low, x_high, y, y_low, y_high, frontier}] of one group,
+    the backends with at least one good run that printed the key; []
+    when the baseline has no good run."""
+    lower = plan.metric.lower_is_better
+    base = stats.describe(plan.good(runs, group, plan.labels[0]))["median"]
+    out = []
+    for label in plan.labels:
+        values = [r.value for r in runs if not r.warmup and r.ok and r.group == group
+                  and r.backend == label and key in r.extras]
+        fair = plan.good(runs, group, label, key)
+        if not values or base is None:
+            continue
+        xs = [speed(v, base, lower) for v in values]
+        if any(x is None for x in xs):
+            continue
+        x, y = stats.describe(xs), stats.describe(fair)
+        out.append({"label": label, "x": x["median"], "x_low": x["min"], "x_high": x["max"],
+                    "y": y["median"], "y_low": y["min"], "y_high": y["max"]})
+    mark_frontier(out)
+    return out
+
+
+def mark_frontier(pts):
+    """Set p["frontier"]: no other point is at least as fast and as fair
+    and strictly better on one of the two."""
+    for p in pts:
+        p["frontier"] = not any(q is not p and q["x"] >= p["x"] and q["y"] >= p["y"]
+                                and (q["x"] > p["x"] or q["y"] > p["y"]) for q in pts)
+    return pts
+
+
+def available(runs, key):
+    return any(key in r.extras for r in runs if not r.warmup and r.ok)
+
+
+def draw(path, panels, key, plan, note=None):
+    """panels: [(title, points)]; writes one PNG, a panel each; returns path."""
+    from . import plot
+    import math
+    plt = plot.pyplot()
+    n = len(panels)
+    cols = min(n, PANELS_PER_ROW)
+    rows = math.ceil(n / cols)
+    height = 4.0 * rows + 1.0                  # inches: panels, then title, legend, note
+    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols + 0.4, height), dpi=110,
+                             squeeze=False)
+    colours = plt.get_cmap("tab20" if len(plan.labels) > 10 else "tab10").colors
+    colour = {label: colours[i % len(colours)] for i, label in enumerate(plan.labels)}
+    base = plan.labels[0]
+    for ax, (title, pts) in zip(axes.flat, panels):
+        panel(ax, title, pts, colour, base, key)
+    for ax in list(axes.flat)[n:]:
+        ax.set_visible(False)
+    handles = [plt.Line2D([], [], marker="o", linestyle="", color=colour[l], label=l)
+               for l in plan.labels]
+    handles.append(plt.Line2D([], [], linestyle="--", color="0.3", label="frontier"))
+    ncol = min(len(handles), 3 * cols)
+    legend_rows = math.ceil(len(handles) / ncol)
+    note_h = 0.2 if note else 0.0
+    fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=ncol, frameon=False,
+               bbox_to_anchor=(0.5, note_h / height))
+    fig.suptitle(f"{key} against speed relative to {base} (up and right is better)",
+                 fontsize=10)
+    if note:
+        fig.text(0.01, 0.005, note, fontsize=7, color="0.4")
+    bottom = (note_h + 0.25 * legend_rows + 0.1) / height
+    fig.tight_layout(rect=(0, bottom, 1, 1 - 0.1 / height))
+    return plot.save(plt, fig, path)
+
+
+def panel(ax, title, pts, colour, base, key):
+    for i, p in enumerate(pts):
+        ax.errorbar([p["x"]], [p["y"]],
+                    xerr=[[p["x"] - p["x_low"]], [p["x_high"] - p["x"]]],
+                    yerr=[[p["y"] - p["y_low"]], [p["y_high"] - p["y"]]],
+                    marker="o", markersize=6 if p["frontier"] else 4, capsize=3,
+                    color=colour[p["label"]], linestyle="")
+        # labels alternate above and below their points: close backends stay legible
+        ax.annotate(p["label"], (p["x"], p["y"]), textcoords="offset points",
+                    xytext=(5, 4 if i % 2 == 0 else -11),
+                    fontsize=7, color=colour[p["label"]])
+    front = sorted((p for p in pts if p["frontier"]), key=lambda p: p["x"])
+    if len(front) > 1:
+        ax.plot([p["x"] for p in front], [p["y"] for p in front], "--", color="0.3",
+                linewidth=1, zorder=0)
+    xs = [v for p in pts for v in (p["x_low"], p["x_high"]) if v > 0]
+    if xs and max(xs) / min(xs) > LOG_SPAN:
+        ax.set_xscale("log")
+    ax.axvline(1.0, color="0.75", linewidth=0.8, zorder=0)
+    ys = [v for p in pts for v in (p["y_low"], p["y_high"])]
+    if ys and min(ys) >= 0 and max(ys) <= 1.0:
+        ax.set_ylim(0, 1.05)       # a share or an index: the whole [0, 1] range
+    ax.set_xlabel(f"speed relative to {base} (median; bars: rounds' min..max)", fontsize=8)
+    ax.set_ylabel(key, fontsize=8)
+    ax.set_title(title if pts else f"{title}: no runs with {key}", fontsize=9)
+    ax.grid(True, alpha=0.3)
+
+
+def write_sweep(plan, prefix, runs, key):
+    """PREFIX-frontier.png, a panel per thread count; [] when no run
+    printed the key."""
+    if not available(runs, key):
+        return []
+    panels = [(f"{t} thread{'s' * (t != 1)}", points(plan, runs, t, key)) for t in plan.groups]
+    return [draw(prefix + "-frontier.png", panels, key, plan, note=_note(plan))]
+
+
+def write_ab(plan, prefix, runs, key):
+    """PREFIX-frontier.png, one panel; [] when no run printed the key."""
+    if not available(runs, key):
+        return []
+    return [draw(prefix + "-frontier.png", [("", points(plan, runs, None, key))], key, plan,
+                 note=_note(plan))]
+
+
+def _note(plan):
+    return f"{plan.command_text()}  ({plan.args.runs} rounds, interleaved)"
