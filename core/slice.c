@@ -1,6 +1,7 @@
 #include "slice.h"
 
 #include <errno.h>
+#include <sys/resource.h>
 
 #include "thread.h"
 #include "timespec.h"
@@ -9,6 +10,7 @@
 
 _Atomic unsigned ls_slice_us = 250;
 _Atomic unsigned ls_slice_gap_ns = 300;
+_Atomic unsigned ls_slice_busy_pays = 1;
 _Atomic(ls_slice_trace_fn) ls_slice_trace;
 __thread struct ls_slice_self ls_slice_self __attribute__((tls_model("initial-exec")));
 
@@ -103,6 +105,21 @@ static uint64_t renew(struct ls_slice *r, uint64_t w)
 	return w;
 }
 
+/* The calling thread's CPU time and involuntary context switches (it was
+ * preempted: something else wanted its CPU).  One getrusage per slice,
+ * and only where the gaps alone do not make the slice pay. */
+static struct ls_cpu_use cpu_use(void)
+{
+	struct rusage ru;
+	struct ls_cpu_use u = { 0, 0 };
+	if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+		u.cpu_us = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec +
+		           (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+		u.preempted = (uint64_t)ru.ru_nivcsw;
+	}
+	return u;
+}
+
 /* ---- slices ----------------------------------------------------------- */
 
 /* The caller now owns generation gen of r. */
@@ -120,6 +137,7 @@ static void own(struct ls_slice *r, uint32_t gen)
 	s->wall = s->budget * LS_SLICE_WALL_FACTOR;
 	s->bar = atomic_load_explicit(&ls_slice_gap_ns, memory_order_relaxed) * per_us / 1000u;
 	s->start = s->rel = s->acq = ls_ticks();
+	s->cpu0 = cpu_use();
 }
 
 /* The owner got the inner lock for the first time in its slice. */
@@ -130,11 +148,27 @@ static void owner_running(struct ls_slice *r)
 	ls_slice_owner_acquired(r);
 }
 
-/* Does the slice pay?  At least half of its owner's returns to the lock
- * (the first acquisition of a slice has no gap) came within the bar. */
-static bool pays(const struct ls_slice_self *s)
+/* Does the slice pay?  Yes if at least half of its owner's returns to
+ * the lock (the first acquisition of a slice has no gap) came within the
+ * bar.  If not, the parallel work the slice forfeits is only real if a CPU
+ * was free for it: at the slice's end (`final`), a slice whose owner was
+ * preempted and got less than half of a CPU over its wall time ran on a
+ * machine with no CPU to spare (other processes, or more threads than
+ * CPUs), and it still pays (LOCKSWAP_SLICE_BUSY; an owner that slept
+ * outside the lock was not preempted for it).  At the probe, long gaps alone do not end the slice: the CPU
+ * share needs the slice's length to mean anything (up to 4 x the budget,
+ * once per quiet period where slices do not pay). */
+static bool pays(const struct ls_slice_self *s, uint64_t now, bool final)
 {
-	return s->n <= 1 || 2 * s->near >= s->n - 1;
+	if (s->n <= 1 || 2 * s->near >= s->n - 1)
+		return true;
+	if (!final)
+		return true;
+	if (!atomic_load_explicit(&ls_slice_busy_pays, memory_order_relaxed))
+		return false;
+	struct ls_cpu_use u = cpu_use();
+	uint64_t wall_us = ls_ticks_since(s->start, now) / ls_ticks_per_us();
+	return u.preempted > s->cpu0.preempted && 2 * (u.cpu_us - s->cpu0.cpu_us) < wall_us;
 }
 
 /* End the caller's slice of r (it no longer holds the inner lock). */
@@ -183,10 +217,10 @@ void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void 
 {
 	struct ls_slice_self *s = &ls_slice_self;
 	bool spent = s->hold >= s->budget || ls_ticks_since(s->start, now) >= s->wall;
-	bool paying = pays(s);
 	in->unlock(inner);
-	if (!spent && paying && ls_slice_queue_of(atomic_load_explicit(&r->word,
-	                                                              memory_order_relaxed)))
+	bool waited = ls_slice_queue_of(atomic_load_explicit(&r->word, memory_order_relaxed));
+	bool paying = pays(s, now, spent || !waited);
+	if (!spent && paying && waited)
 		return; /* the probe passed, someone waits: the slice goes on */
 	struct ls_wait_scope sc;
 	/* Quiet: an unlock is no cancellation point, and a wake must not be

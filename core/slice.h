@@ -22,12 +22,13 @@
  *  - Slices are only kept where they pay.  A slice forfeits the parallel
  *    work other threads could do outside the lock; it pays when the owner
  *    comes back to the lock sooner than the lock could move to another
- *    CPU.  The owner measures its mean gap between release and next
- *    acquisition over its first LS_SLICE_PROBE_N acquisitions: above
- *    LOCKSWAP_SLICE_GAP_NS the slice ends at once, every waiter is let go
- *    to the inner lock, and the lock stays open (plain inner lock, its
- *    speed and its fairness) for a quiet period of ~64 ms before a
- *    contended arrival tries a slice again.
+ *    CPU (most of its gaps between release and next acquisition within
+ *    LOCKSWAP_SLICE_GAP_NS), or when no CPU was free for that parallel
+ *    work anyway (the owner itself was preempted and got less than half
+ *    a CPU over its slice: LOCKSWAP_SLICE_BUSY).  Otherwise, at the slice's end, every waiter is let go to
+ *    the inner lock, and the lock stays open (plain inner lock, its speed
+ *    and its fairness) for a quiet period of ~64 ms before a contended
+ *    arrival tries a slice again.
  *  - Uncontended, the lock is open: one load of this word and the inner
  *    lock's trylock.  The first arrival that finds the inner lock held
  *    opens a slice for itself.
@@ -142,6 +143,7 @@
 /* Option targets (interpose/options.def). */
 extern _Atomic unsigned ls_slice_us;     /* LOCKSWAP_SLICE_US: hold budget */
 extern _Atomic unsigned ls_slice_gap_ns; /* LOCKSWAP_SLICE_GAP_NS: the probe's bar */
+extern _Atomic unsigned ls_slice_busy_pays; /* LOCKSWAP_SLICE_BUSY: no free CPU, slices pay */
 
 struct ls_slice {
 	_Atomic uint64_t word;
@@ -162,6 +164,10 @@ struct ls_slice_self {
 	uint64_t budget;             /* ticks of hold the slice may use */
 	uint64_t wall;               /* ticks the slice may last */
 	uint64_t bar;                /* LOCKSWAP_SLICE_GAP_NS in ticks */
+	struct ls_cpu_use {
+		uint64_t cpu_us;     /* CPU time, user + system */
+		uint64_t preempted;  /* involuntary context switches */
+	} cpu0;                      /* the thread's, at the start */
 };
 extern __thread struct ls_slice_self ls_slice_self;
 

@@ -5,7 +5,8 @@
  * stress (a ticket with q ahead is served within q+1 slice ends),
  * timeouts and abandoned tickets that leave nothing behind, an owner that
  * stops calling (the head takes over), the gap probe (slices given up
- * where they do not pay), fork, and unlock misuse.  Behaviour only, never
+ * where they do not pay, kept where no CPU is free), fork, and unlock
+ * misuse.  Behaviour only, never
  * timing: budgets are tiny so that slices end quickly, and every wait has
  * a deadline.
  */
@@ -38,6 +39,7 @@ static void use(const char *name, unsigned us, unsigned gap_ns)
 static int restore(void **state)
 {
 	use("slice", 250, 300);
+	atomic_store(&ls_slice_busy_pays, 1);
 	atomic_store(&ls_slice_trace, NULL);
 	ls_slice_self.lock = NULL;
 	return 0;
@@ -342,9 +344,9 @@ static void test_owner_stops(void **state)
 }
 
 /* -- the gap probe: an owner that spends far longer away from the lock
- * than the bar gives the slice up (the waiters are let go to the inner
- * lock) and the lock goes quiet: the next contended arrival does not open
- * a slice. */
+ * than the bar gives the slice up at its end (the waiters are let go to
+ * the inner lock) and the lock goes quiet: the next contended arrival does
+ * not open a slice. */
 static _Atomic long gap_flushes;
 static void count_gaps(const void *r, int ev, uint32_t t, uint32_t ahead)
 {
@@ -352,19 +354,35 @@ static void count_gaps(const void *r, int ev, uint32_t t, uint32_t ahead)
 		atomic_fetch_add(&gap_flushes, 1);
 }
 
-static void *slow_owner(void *arg)
+/* Keeps calling, `away` between calls, until its slice has ended (a
+ * 20 ms slice: 4 x 5000 us of wall time; the head's watch period is as
+ * long, so only an owner stalled for 20 ms could lose it to the head). */
+static void owner_until_slice_ends(void (*away)(void))
 {
-	for (unsigned i = 0; i < 2 * LS_SLICE_PROBE_N; i++) {
+	for (int i = 0; i < 100000; i++) {
 		assert_int_equal(ops->lock(st), 0);
 		ops->unlock(st);
-		usleep(100); /* 100 us away: far above a 1 us bar */
+		if (i > 0 && ls_slice_self.lock != (const void *)st)
+			break;
+		away();
 	}
+}
+static void sleep_100us(void)
+{
+	usleep(100); /* far above a 1 us bar */
+}
+static void *slow_owner(void *arg)
+{
+	owner_until_slice_ends(sleep_100us);
 	return NULL;
 }
 
 static void test_gap_probe(void **state)
 {
-	use("slice:futex", 1000000, 1000);
+	use("slice:futex", 5000, 1000);
+	/* Under load the owner may also be preempted: this test is about the
+	 * gaps alone. */
+	atomic_store(&ls_slice_busy_pays, 0);
 	reset();
 	atomic_store(&got, 0);
 	atomic_store(&gap_flushes, 0);
@@ -385,6 +403,92 @@ static void test_gap_probe(void **state)
 	uint64_t q = word_of(st);
 	assert_true(q & LS_SL_QUIET);
 	assert_false(q & LS_SL_OWNED);
+	assert_idle();
+}
+
+/* -- ...but where no CPU is free for the work a slice forfeits, slices
+ * still pay: the owner shares its CPU (pinned) with two busy threads, so
+ * over its 20 ms slice it is preempted and gets about a third of the CPU;
+ * its long gaps then do not end the slice: it is handed over, not
+ * flushed. */
+static _Atomic int hogs_stop;
+static void pin(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+static void *hog(void *arg)
+{
+	pin(0);
+	while (!atomic_load(&hogs_stop))
+		ls_cpu_relax();
+	return NULL;
+}
+static void spin_us(long us)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+}
+static void spin_100us(void)
+{
+	spin_us(100); /* busy away from the lock, on a shared CPU */
+}
+static void *busy_owner(void *arg)
+{
+	pin(0);
+	owner_until_slice_ends(spin_100us);
+	return NULL;
+}
+static _Atomic long busy_handovers;
+static void count_busy(const void *r, int ev, uint32_t t, uint32_t ahead)
+{
+	if (ev == LS_SL_TRACE_FLUSH_GAP)
+		atomic_fetch_add(&gap_flushes, 1);
+	if (ev == LS_SL_TRACE_HANDOVER)
+		atomic_fetch_add(&busy_handovers, 1);
+}
+static void *pinned_waiter(void *arg)
+{
+	pin(1);
+	return plain_waiter(arg);
+}
+
+static void test_busy_machine(void **state)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		print_message("skipped: needs 2 CPUs\n");
+		return;
+	}
+	use("slice:futex", 5000, 1000);
+	reset();
+	atomic_store(&got, 0);
+	atomic_store(&gap_flushes, 0);
+	atomic_store(&busy_handovers, 0);
+	atomic_store(&hogs_stop, 0);
+	pthread_t h[2] = { spawn(hog, 0), spawn(hog, 1) };
+	atomic_store(&ls_slice_trace, count_busy);
+	assert_int_equal(ops->lock(st), 0);
+	uint64_t s0 = sig(st);
+	pthread_t o = spawn(busy_owner, 0);
+	await_change(s0);
+	s0 = sig(st);
+	pthread_t w = spawn(pinned_waiter, 0);
+	await_change(s0);
+	ops->unlock(st);
+	join(w);
+	join(o);
+	atomic_store(&ls_slice_trace, NULL);
+	atomic_store(&hogs_stop, 1);
+	join(h[0]);
+	join(h[1]);
+	assert_int_equal(atomic_load(&got), 1);
+	assert_int_equal(atomic_load(&gap_flushes), 0);
+	assert_int_equal(atomic_load(&busy_handovers), 1);
 	assert_idle();
 }
 
@@ -449,6 +553,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_timeout_abandon, restore),
 		cmocka_unit_test_teardown(test_owner_stops, restore),
 		cmocka_unit_test_teardown(test_gap_probe, restore),
+		cmocka_unit_test_teardown(test_busy_machine, restore),
 		cmocka_unit_test_teardown(test_fork, restore),
 		cmocka_unit_test_teardown(test_unlock_misuse, restore),
 	};
