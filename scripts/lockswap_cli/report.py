@@ -7,6 +7,7 @@ import os
 from .errors import ToolError, UsageError
 from .output import text_table
 from . import plot as plots
+from . import symbolize
 from .measure import natural_int
 
 SUMMARY = "show or compare lock statistics files (LOCKSWAP_STATS_FILE)"
@@ -79,6 +80,7 @@ def load(path):
         raise UsageError(f"{path} has schema_version {doc.get('schema_version')}; "
                          f"this lockswap reads version {SCHEMA_VERSION}")
     doc["_path"] = path
+    symbolize.annotate(doc)
     doc["_stacks"] = {s["id"]: s["frames"] for s in doc.get("stacks", [])}
     return doc
 
@@ -93,12 +95,16 @@ def fmt_ns(ns):
     return f"{ns:.0f} ns"
 
 
-def frame_text(f):
+def frame_text(f, source=True):
+    """`ns::f(...) (file.cc:33)`, `ns::f(...)` without debug information,
+    `?? (libfoo.so+0x1234)` when the name is unknown (never a guess)."""
     if f.get("symbol"):
-        return f["symbol"]
+        name = symbolize.short_name(f["symbol"])
+        src = f.get("source")
+        return f"{name} ({os.path.basename(src)})" if source and src else name
     if f.get("object"):
-        name = os.path.basename(f["object"])
-        return f"{name}+{f['offset']}"
+        name = os.path.basename(f.get("_object") or f["object"])
+        return f"?? ({name}+{f['offset']})"
     return f["addr"]
 
 
@@ -261,8 +267,8 @@ def folded_lines(doc, holders=False):
             scale = event_scale(l, e)
             sid = e["holder_stack"] if holders else e["waiter_stack"]
             frames = doc["_stacks"].get(sid) if sid else None
-            names = [frame_text(f) for f in frames] if frames else \
-                [frame_text(e["holder_site"] if holders else e["waiter_site"])]
+            names = [frame_text(f, False) for f in frames] if frames else \
+                [frame_text(e["holder_site"] if holders else e["waiter_site"], False)]
             stack = ";".join(n.replace(";", "_") for n in reversed(names))
             key = f"{stack};[{l['type']} {l['id']} {lock_label(l).replace(';', '_')}]"
             lines[key] = lines.get(key, 0) + e["wait_ns"] * scale
