@@ -19,8 +19,9 @@
  * buckets written are cumulative by construction.
  *
  * Runs in the writer thread or a dump, serialised (export.c): the static
- * state below has one user at a time.  No malloc: the accumulators are
- * mmap'ed per write.
+ * state below has one user at a time.  No malloc of its own: the
+ * accumulators are mmap'ed per write (a C++ site's name is demangled by
+ * the program's runtime, which mallocs, once when the site is admitted).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -77,7 +77,7 @@ void ls_fmt_ns(char *buf, size_t len, double ns);
 
 /* Symbols: begin/end bracket one dump (files are mapped in between). */
 struct ls_sym {
-	char name[384];   /* function name, demangled; "" if unknown */
+	char name[1024];  /* function name, demangled; "" if unknown */
 	char obj[256];    /* object path */
 	uintptr_t off;    /* pc - load bias of the object */
 	uintptr_t in_sym; /* pc - start of the named symbol */
