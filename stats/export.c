@@ -15,8 +15,12 @@
  * (LevelDB) would never start a lazily started writer.
  *
  * What it may wait for: only the dumps' own flag (dump.c), never a lock a
- * program thread may hold.  It writes with open/write/rename from static
- * and mmap'ed buffers: no stdio stream, no malloc.  The program's threads
+ * program thread may hold across a wait for the dumps.  It writes with
+ * open/write/rename from static and mmap'ed buffers: no stdio stream, no
+ * malloc of its own.  Naming a new call site (once per site, prom.c) takes
+ * the loader's lock (dladdr) and, in a C++ program, malloc's (the
+ * runtime's __cxa_demangle, demangle.c): locks that program threads hold
+ * only briefly and never while waiting for the writer.  The program's threads
  * do nothing for it; their lock paths are the same as without the export.
  *
  * Files: written to PATH.tmp<pid> in the same directory, then renamed over

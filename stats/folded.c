@@ -21,7 +21,7 @@ void ls_stats_write_folded(const struct ls_snap *s, struct ls_out *o)
 {
 	uint32_t cap;
 	struct ls_stats_event *ev = ls_stats_events(&cap);
-	char name[256];
+	char name[1040];
 	for (uint32_t i = 0; i < cap; i++) {
 		const struct ls_stats_event *e = &ev[i];
 		if (atomic_load_explicit(&ev[i].hash, memory_order_acquire) < 2 || e->slot >= s->nslots)

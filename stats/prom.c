@@ -19,8 +19,9 @@
  * buckets written are cumulative by construction.
  *
  * Runs in the writer thread or a dump, serialised (export.c): the static
- * state below has one user at a time.  No malloc: the accumulators are
- * mmap'ed per write.
+ * state below has one user at a time.  No malloc of its own: the
+ * accumulators are mmap'ed per write (a C++ site's name is demangled by
+ * the program's runtime, which mallocs, once when the site is admitted).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -95,12 +96,15 @@ static void escape_label(const char *s, char *out, size_t len)
 	out[n] = 0;
 }
 
-/* "function+0x1c", else "object+0x1234", else the address. */
+/* "function+0x1c" (C++: "ns::f(...)+0x1c"), else "object+0x1234" (the
+ * stable key, never a guessed name), else the address. */
 static void site_text(uintptr_t pc, char *buf, size_t len)
 {
 	struct ls_sym sym;
 	if (ls_symbolize(pc, &sym)) {
-		snprintf(buf, len, "%.200s+0x%lx", sym.name, (unsigned long)sym.in_sym);
+		char name[200];
+		ls_name_short(sym.name, name, sizeof name);
+		snprintf(buf, len, "%s+0x%lx", name, (unsigned long)sym.in_sym);
 	} else if (sym.obj[0]) {
 		const char *base = strrchr(sym.obj, '/');
 		base = base ? base + 1 : sym.obj;

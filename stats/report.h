@@ -77,7 +77,7 @@ void ls_fmt_ns(char *buf, size_t len, double ns);
 
 /* Symbols: begin/end bracket one dump (files are mapped in between). */
 struct ls_sym {
-	char name[192];   /* function name, "" if unknown */
+	char name[1024];  /* function name, demangled; "" if unknown */
 	char obj[256];    /* object path */
 	uintptr_t off;    /* pc - load bias of the object */
 	uintptr_t in_sym; /* pc - start of the named symbol */
@@ -87,8 +87,14 @@ void ls_symbols_end(void);
 bool ls_symbolize(uintptr_t pc, struct ls_sym *out);
 /* The variable an object lives in (a static or global mutex), if any. */
 bool ls_symbolize_data(uintptr_t addr, struct ls_sym *out);
-/* One frame as text: "name" or "basename+0xoff" or "0xaddr". */
+/* One frame as text: "name" (C++ parameters elided), else
+ * "?? (basename+0xoff)", else "0xaddr". */
 void ls_symbol_short(uintptr_t pc, char *buf, size_t len);
+/* demangle.c: bracketed by ls_symbols_begin/end. */
+void ls_demangle_begin(void);
+void ls_demangle_end(void);
+bool ls_demangle(const char *name, char *out, size_t len); /* false: not C++, or no demangler */
+void ls_name_short(const char *name, char *out, size_t len); /* "ns::f(...) const" */
 
 /* The formats. */
 void ls_stats_write_text(const struct ls_snap *s, struct ls_out *o, const char *reason);

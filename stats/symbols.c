@@ -7,7 +7,16 @@
  * file on disk: the object is mapped read-only for the duration of one
  * dump and its function symbols searched.  A return address is looked up
  * as pc - 1, so a call that ends a function still names that function.
- * No demangling.
+ *
+ * A name must never be a wrong guess.  A nearest-symbol lookup names the
+ * symbol at or below the address even when the address lies past its end,
+ * in a static or hidden function of a stripped library (musl's dladdr
+ * does, and addr2line on a stripped file; glibc's dladdr checks the size
+ * itself).  So the symbol's size is checked here too (RTLD_DL_SYMENT): an
+ * address at or past st_size from its start is not in it, and the file's
+ * own symbols decide, else the name is unknown and only the object and
+ * offset are given.  C++ names are demangled
+ * (demangle.c).
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -50,6 +59,7 @@ static struct cached *cache;
 void ls_symbols_begin(void)
 {
 	nfiles = 0;
+	ls_demangle_begin();
 	void *p = mmap(NULL, CACHE_CAP * sizeof *cache, PROT_READ | PROT_WRITE,
 	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	cache = p == MAP_FAILED ? NULL : p;
@@ -64,6 +74,7 @@ void ls_symbols_end(void)
 	if (cache)
 		munmap(cache, CACHE_CAP * sizeof *cache);
 	cache = NULL;
+	ls_demangle_end();
 }
 
 static bool within(const struct elf_file *f, uint64_t off, uint64_t len)
@@ -148,6 +159,24 @@ static bool elf_lookup(struct elf_file *f, uint64_t off, bool data, struct ls_sy
 	return true;
 }
 
+/* The dynamic symbol dladdr found, if the address lies inside it. */
+static bool inside_dynamic_symbol(uintptr_t at, const Dl_info *info)
+{
+	const ElfW(Sym) *sym = NULL;
+	Dl_info again;
+	if (!info->dli_sname || !info->dli_sname[0] ||
+	    !dladdr1((void *)at, &again, (void **)&sym, RTLD_DL_SYMENT) || !sym)
+		return false;
+	return at - (uintptr_t)info->dli_saddr < sym->st_size;
+}
+
+static void readable(struct ls_sym *out)
+{
+	char plain[sizeof out->name];
+	if (ls_demangle(out->name, plain, sizeof plain))
+		memcpy(out->name, plain, sizeof plain);
+}
+
 /* A return address (looked up as pc - 1), or a data object's address. */
 static bool resolve(uintptr_t pc, bool data, struct ls_sym *out)
 {
@@ -160,12 +189,14 @@ static bool resolve(uintptr_t pc, bool data, struct ls_sym *out)
 	const char *path = lm->l_name && lm->l_name[0] ? lm->l_name : "/proc/self/exe";
 	snprintf(out->obj, sizeof out->obj, "%s", path);
 	out->off = pc - lm->l_addr;
-	if (info.dli_sname && info.dli_sname[0]) {
+	if (inside_dynamic_symbol(at, &info)) {
 		snprintf(out->name, sizeof out->name, "%s", info.dli_sname);
 		out->in_sym = pc - (uintptr_t)info.dli_saddr;
-		return true;
+	} else if (!elf_lookup(elf_open(path), at - lm->l_addr, data, out)) {
+		return false;
 	}
-	return elf_lookup(elf_open(path), at - lm->l_addr, data, out);
+	readable(out);
+	return true;
 }
 
 bool ls_symbolize_data(uintptr_t addr, struct ls_sym *out)
@@ -200,12 +231,12 @@ void ls_symbol_short(uintptr_t pc, char *buf, size_t len)
 	struct ls_sym s;
 	bool named = ls_symbolize(pc, &s);
 	if (named) {
-		snprintf(buf, len, "%s", s.name);
+		ls_name_short(s.name, buf, len);
 	} else if (s.obj[0]) {
 		const char *base = strrchr(s.obj, '/');
 		if (strcmp(s.obj, "/proc/self/exe") == 0)
 			base = program_invocation_short_name - 1;
-		snprintf(buf, len, "%s+0x%lx", base ? base + 1 : s.obj, (unsigned long)s.off);
+		snprintf(buf, len, "?? (%s+0x%lx)", base ? base + 1 : s.obj, (unsigned long)s.off);
 	} else {
 		snprintf(buf, len, "0x%lx", (unsigned long)pc);
 	}

@@ -7,6 +7,8 @@ import os
 from .errors import ToolError, UsageError
 from .output import text_table
 from . import plot as plots
+from . import pprof
+from . import symbolize
 from .measure import natural_int
 
 SUMMARY = "show or compare lock statistics files (LOCKSWAP_STATS_FILE)"
@@ -19,6 +21,7 @@ LOCKSWAP_STATS_FILE=FILE.json (see docs/stats.md):
   lockswap report FILE.json --by thread      threads and their acquisitions
   lockswap report A.json B.json              compare two profiles (A/B)
   lockswap report FILE.json --folded OUT     flame-graph input (waiter stacks)
+  lockswap report FILE.json --pprof OUT.pb.gz  pprof profile (go tool pprof -top OUT.pb.gz)
   lockswap report FILE.json --plot OUT.png   wait-time histograms of the top locks
   lockswap report --by-arm FILES...          compare the arms of a fleet (docs/fleet.md)
 
@@ -40,8 +43,12 @@ def add_arguments(parser):
                         help="group by lock (default), by contended call site, or by thread")
     parser.add_argument("--folded", metavar="OUT",
                         help="write folded stacks of wait time (flamegraph.pl input) to OUT")
+    parser.add_argument("--pprof", metavar="OUT.pb.gz",
+                        help="write the contended waits as a gzipped pprof profile (sample types "
+                             "contentions/count and delay/nanoseconds, as Go's mutex profile)")
     parser.add_argument("--holders", action="store_true",
-                        help="with --folded: the holders' stacks instead of the waiters'")
+                        help="with --folded or --pprof: the holders' stacks instead of the "
+                             "waiters'")
     parser.add_argument("--plot", metavar="PNG", help="write the wait-time histograms of the top locks")
     fleet = parser.add_argument_group(
         "fleet comparison", "--by-arm: many processes' files grouped by their arm (LOCKSWAP_ARMS)\n"
@@ -79,6 +86,7 @@ def load(path):
         raise UsageError(f"{path} has schema_version {doc.get('schema_version')}; "
                          f"this lockswap reads version {SCHEMA_VERSION}")
     doc["_path"] = path
+    symbolize.annotate(doc)
     doc["_stacks"] = {s["id"]: s["frames"] for s in doc.get("stacks", [])}
     return doc
 
@@ -93,13 +101,24 @@ def fmt_ns(ns):
     return f"{ns:.0f} ns"
 
 
-def frame_text(f):
+def frame_text(f, source=True):
+    """`ns::f(...) (file.cc:33)`, `ns::f(...)` without debug information,
+    `?? (libfoo.so+0x1234)` when the name is unknown (never a guess)."""
+    if f.get("symbol"):
+        name = symbolize.short_name(f["symbol"])
+        src = f.get("source")
+        return f"{name} ({os.path.basename(src)})" if source and src else name
+    if f.get("object"):
+        name = os.path.basename(f.get("_object") or f["object"])
+        return f"?? ({name}+{f['offset']})"
+    return f["addr"]
+
+
+def frame_full_name(f):
+    """A frame's whole name (parameters kept), else `?? (object+offset)`."""
     if f.get("symbol"):
         return f["symbol"]
-    if f.get("object"):
-        name = os.path.basename(f["object"])
-        return f"{name}+{f['offset']}"
-    return f["addr"]
+    return frame_text(f)
 
 
 def site_text(lock):
@@ -261,12 +280,19 @@ def folded_lines(doc, holders=False):
             scale = event_scale(l, e)
             sid = e["holder_stack"] if holders else e["waiter_stack"]
             frames = doc["_stacks"].get(sid) if sid else None
-            names = [frame_text(f) for f in frames] if frames else \
-                [frame_text(e["holder_site"] if holders else e["waiter_site"])]
+            names = [frame_text(f, False) for f in frames] if frames else \
+                [frame_text(e["holder_site"] if holders else e["waiter_site"], False)]
             stack = ";".join(n.replace(";", "_") for n in reversed(names))
             key = f"{stack};[{l['type']} {l['id']} {lock_label(l).replace(';', '_')}]"
             lines[key] = lines.get(key, 0) + e["wait_ns"] * scale
     return [f"{k} {round(v)}" for k, v in lines.items() if round(v) > 0]
+
+
+def write_pprof(path, doc, holders):
+    try:
+        pprof.write(path, doc, holders, frame_full_name, event_scale, lock_label)
+    except OSError as e:
+        raise ToolError(f"cannot write {path}: {e.strerror}") from None
 
 
 def write_text(path, text):
@@ -314,8 +340,8 @@ def main(args):
     if args.top < 1:
         raise UsageError("--top must be at least 1")
     if args.by_arm:
-        if args.folded or args.plot or args.by != "lock":
-            raise UsageError("--by-arm takes none of --by, --folded, --plot (see --out)")
+        if args.folded or args.pprof or args.plot or args.by != "lock":
+            raise UsageError("--by-arm takes none of --by, --folded, --pprof, --plot (see --out)")
         from . import by_arm  # here, not at the top: by_arm builds on this module
         return by_arm.main(args)
     used = [f"--{k.replace('_', '-')}" for k in FLEET_ONLY if getattr(args, k)]
@@ -323,11 +349,13 @@ def main(args):
         raise UsageError(f"{used[0]} goes with --by-arm")
     if len(args.files) > 2:
         raise UsageError("give one statistics file, or two to compare (or many with --by-arm)")
-    if args.holders and not args.folded:
-        raise UsageError("--holders goes with --folded")
+    if args.holders and not (args.folded or args.pprof):
+        raise UsageError("--holders goes with --folded or --pprof")
     docs = [load(p) for p in args.files]
     if args.folded:
         write_text(args.folded, "".join(line + "\n" for line in folded_lines(docs[-1], args.holders)))
+    if args.pprof:
+        write_pprof(args.pprof, docs[-1], args.holders)
     if args.plot:
         plot(docs, args.plot, args.top)
     if len(docs) == 2:

@@ -38,7 +38,7 @@ class Merge(unittest.TestCase):
         for k in range(9):
             arm = ARMS[k % 3]
             locks = []
-            for id_, label in enumerate(("big_lock", "mutex at prog+0x4242", "mutex at worker"), 1):
+            for id_, label in enumerate(("big_lock", "mutex at ?? (prog+0x4242)", "mutex at worker"), 1):
                 acq = rnd.randint(1000, 50000)
                 cont = rnd.randint(0, acq // 2)
                 if label == "big_lock":

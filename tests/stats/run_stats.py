@@ -9,6 +9,7 @@ the dump on a signal while running, and that heavy contention with stack
 capture (and a preloaded jemalloc, when installed) finishes.  Rwlocks:
 stats_rwlock.c's exact numbers under every rwlock backend, `lockswap
 report` on its JSON, and the rwlock test programs with statistics on.
+Readable call sites (C++ demangled, file:line, stripped libraries): names.py.
 
 Prints `ok - ...` / `FAIL - ...` lines and ends with
 `stats: N passed, M failed`; exits non-zero on any failure.
@@ -29,6 +30,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import schema_lite  # noqa: E402
 from checks import report, summary  # noqa: E402
+from names import test_names  # noqa: E402
 
 B = os.environ.get("B", "build")
 LIB = os.path.join(REPO, "liblockswap.so")
@@ -423,6 +425,10 @@ def main():
     names = backends()
     with tempfile.TemporaryDirectory(prefix="lockswap-stats-") as tmp:
         test_off(tmp)
+        try:
+            test_names(run, env, valid, run_report, REPO, PROG, tempfile.mkdtemp(dir=tmp))
+        except Exception as e:  # a crash in one case must not hide the others
+            report(False, "names", repr(e))
         for rw in ("futex", "bravo", "glibc"):
             try:
                 test_rwlock(rw, tempfile.mkdtemp(dir=tmp))

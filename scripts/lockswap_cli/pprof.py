@@ -1,0 +1,183 @@
+"""`lockswap report --pprof OUT.pb.gz`: the sampled contended waits of a
+statistics file as a pprof profile (profile.proto, gzipped), for `go tool
+pprof`, `pprof` and the tools that read its format.
+
+The shape is Go's mutex profile: two sample types, contentions/count and
+delay/nanoseconds (the default), one sample per contention event of the
+file (waiter stack, or with --holders the holder's stack published at its
+unlock), its values scaled from the sampled waits to all waits as the
+folded stacks are (so the totals are the file's estimated totals).  Each
+sample carries labels naming its lock ("lock", "lock_id", and "mode" for
+an rwlock), for pprof's -tagfocus/-tags.
+
+Locations are the frames' runtime addresses, in mappings rebuilt from
+the file's /proc/self/maps; each has one line: its function's readable
+name (symbolize.py: demangled, file:line from debug information).  A
+frame without a name gets a function named `?? (object+offset)`, and
+every mapping says it has functions, so pprof never symbolizes again
+(its fallback would be the nearest symbol, a wrong name in a stripped
+library).
+
+The encoder is the protobuf wire format written out (varints and
+length-delimited fields, the only two wire types profile.proto uses);
+field numbers from profile.proto of github.com/google/pprof.
+"""
+import gzip
+
+# profile.proto field numbers
+P_SAMPLE_TYPE, P_SAMPLE, P_MAPPING, P_LOCATION, P_FUNCTION, P_STRINGS = 1, 2, 3, 4, 5, 6
+P_TIME, P_DURATION, P_PERIOD_TYPE, P_PERIOD, P_COMMENT, P_DEFAULT_TYPE = 9, 10, 11, 12, 13, 14
+VT_TYPE, VT_UNIT = 1, 2
+S_LOCATION, S_VALUE, S_LABEL = 1, 2, 3
+L_KEY, L_STR, L_NUM = 1, 2, 3
+M_ID, M_START, M_LIMIT, M_OFFSET, M_FILE, M_HAS_FUNCTIONS, M_HAS_FILES, M_HAS_LINES = \
+    1, 2, 3, 4, 5, 7, 8, 9
+LOC_ID, LOC_MAPPING, LOC_ADDRESS, LOC_LINE = 1, 2, 3, 4
+LINE_FUNCTION, LINE_LINE = 1, 2
+F_ID, F_NAME, F_SYSTEM_NAME, F_FILE = 1, 2, 3, 4
+
+
+def varint(n):
+    n &= (1 << 64) - 1  # an int64 is sent as its two's complement
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def f_int(field, value):
+    """A varint field; zero is the default and is left out."""
+    return varint(field << 3) + varint(value) if value else b""
+
+
+def f_bytes(field, data):
+    return varint(field << 3 | 2) + varint(len(data)) + data
+
+
+def f_packed(field, values):
+    return f_bytes(field, b"".join(varint(v) for v in values)) if values else b""
+
+
+class Strings:
+    """The string table: index 0 is "" as the format requires."""
+
+    def __init__(self):
+        self.index = {"": 0}
+
+    def __call__(self, s):
+        return self.index.setdefault(s, len(self.index))
+
+    def encode(self):
+        return b"".join(f_bytes(P_STRINGS, s.encode()) for s in self.index)
+
+
+def parse_maps(lines):
+    """{path: (start, limit, file offset)} over each file's mapped ranges."""
+    out = {}
+    for line in lines:
+        parts = line.split(None, 5)
+        if len(parts) < 6 or not parts[5].startswith("/"):
+            continue
+        lo, hi = (int(x, 16) for x in parts[0].split("-"))
+        path, offset = parts[5].strip(), int(parts[2], 16)
+        if path in out:
+            s, l, o = out[path]
+            out[path] = (min(s, lo), max(l, hi), o if s <= lo else offset)
+        else:
+            out[path] = (lo, hi, offset)
+    return out
+
+
+def source_line(frame):
+    src = frame.get("source") or ""
+    path, _, line = src.rpartition(":")
+    return (path, int(line)) if path and line.isdigit() else ("", 0)
+
+
+def build(doc, holders, frame_name, scale_of, lock_label):
+    """The Profile message (bytes, before gzip)."""
+    st = Strings()
+    maps = parse_maps(doc.get("maps", []))
+    mappings, locations, functions = {}, {}, {}
+    body = bytearray()
+
+    def mapping_id(frame):
+        path = frame.get("_object") or frame.get("object") or ""
+        if path not in mappings:
+            start, limit, offset = maps.get(path, (0, 0, 0))
+            mid = len(mappings) + 1
+            mappings[path] = mid
+            body.extend(f_bytes(P_MAPPING, f_int(M_ID, mid) + f_int(M_START, start) +
+                                f_int(M_LIMIT, limit) + f_int(M_OFFSET, offset) +
+                                f_int(M_FILE, st(path)) + f_int(M_HAS_FUNCTIONS, 1) +
+                                f_int(M_HAS_FILES, 1) + f_int(M_HAS_LINES, 1)))
+        return mappings[path]
+
+    def function_id(name, path):
+        key = (name, path)
+        if key not in functions:
+            fid = len(functions) + 1
+            functions[key] = fid
+            body.extend(f_bytes(P_FUNCTION, f_int(F_ID, fid) + f_int(F_NAME, st(name)) +
+                                f_int(F_SYSTEM_NAME, st(name)) + f_int(F_FILE, st(path))))
+        return functions[key]
+
+    def location_id(frame):
+        addr = int(frame["addr"], 16)
+        key = (addr, frame.get("_object") or frame.get("object"))
+        if key not in locations:
+            lid = len(locations) + 1
+            locations[key] = lid
+            path, line = source_line(frame)
+            fid = function_id(frame_name(frame), path)
+            body.extend(f_bytes(P_LOCATION, f_int(LOC_ID, lid) +
+                                f_int(LOC_MAPPING, mapping_id(frame)) + f_int(LOC_ADDRESS, addr) +
+                                f_bytes(LOC_LINE, f_int(LINE_FUNCTION, fid) +
+                                        f_int(LINE_LINE, line))))
+        return locations[key]
+
+    def label(key, text=None, num=None):
+        return f_bytes(S_LABEL, f_int(L_KEY, st(key)) +
+                       (f_int(L_STR, st(text)) if text is not None else f_int(L_NUM, num)))
+
+    def value_type(field, kind, unit):
+        return f_bytes(field, f_int(VT_TYPE, st(kind)) + f_int(VT_UNIT, st(unit)))
+
+    if doc.get("program"):
+        mapping_id({"object": doc["program"]})  # mapping 1: the main binary, as pprof expects
+    head = value_type(P_SAMPLE_TYPE, "contentions", "count") + \
+        value_type(P_SAMPLE_TYPE, "delay", "nanoseconds")
+    for lock in doc["locks"]:
+        for e in lock.get("contention", []):
+            scale = scale_of(lock, e)
+            sid = e["holder_stack"] if holders else e["waiter_stack"]
+            frames = doc["_stacks"].get(sid) if sid else None
+            frames = frames or [e["holder_site"] if holders else e["waiter_site"]]
+            ids = [location_id(f) for f in frames]  # the leaf first, as pprof wants
+            values = [round(e["count"] * scale), round(e["wait_ns"] * scale)]
+            labels = label("lock", lock_label(lock)) + label("lock_id", num=lock["id"])
+            if "mode" in e:
+                labels += label("mode", e["mode"])
+            body.extend(f_bytes(P_SAMPLE, f_packed(S_LOCATION, ids) + f_packed(S_VALUE, values) +
+                                labels))
+    tail = f_int(P_TIME, doc.get("start_unix_ns", 0)) + \
+        f_int(P_DURATION, doc.get("elapsed_ns", 0)) + \
+        value_type(P_PERIOD_TYPE, "contentions", "count") + \
+        f_int(P_PERIOD, doc.get("sample", 1) if doc.get("mode") == "summary" else 1)
+    for c in (f"lockswap {'holder' if holders else 'waiter'} stacks of contended waits",
+              f"program {doc.get('program')} pid {doc.get('pid')}",
+              f"backend {doc.get('backend')}, mode {doc.get('mode')}" +
+              (f", waits scaled from 1 in {doc.get('sample')} timed"
+               if doc.get("mode") == "summary" else ", every wait timed")):
+        tail += f_int(P_COMMENT, st(c))
+    tail += f_int(P_DEFAULT_TYPE, st("delay"))
+    return bytes(head + body + tail + st.encode())
+
+
+def write(path, doc, holders, frame_name, scale_of, lock_label):
+    data = gzip.compress(build(doc, holders, frame_name, scale_of, lock_label), mtime=0)
+    with open(path, "wb") as f:
+        f.write(data)
