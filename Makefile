@@ -48,7 +48,7 @@ PRE_CXX  := $(wildcard tests/preload/*.cc)
 PRE_BINS := $(PRE_C:tests/preload/%.c=$(B)/preload/%) $(PRE_CXX:tests/preload/%.cc=$(B)/preload/%)
 
 all: liblockswap.so liblockswap-core.a unit-bins preload-bins
-.PHONY: all check demo unit-bins preload-bins install list clean deps
+.PHONY: all check demo fairness-demo fleet-demo unit-bins preload-bins install list clean deps
 
 liblockswap.so: $(LIB_OBJS) preload.map
 	$(CC) -shared -o $@ $(LIB_OBJS) -Wl,--version-script=preload.map \
@@ -105,6 +105,7 @@ check:
 demo:
 	bash scripts/demo.sh
 fleet-demo: all ; bash scripts/fleet-demo.sh
+fairness-demo: all ; bash scripts/fairness-demo.sh
 
 list: liblockswap.so
 	@/usr/bin/python3 scripts/lockswap list
