@@ -5,7 +5,7 @@
 #
 #   bash scripts/results.sh [PART...]     parts: uncontended mutex long condvar
 #                                         leveldb-read leveldb-fill ab capacitor fair
-#                                         rwlock frontier (not in the default set)
+#                                         rwlock frontier slice (not in the default set)
 #   RESULTS_RUNS=3 RESULTS_SECONDS=0.3    rounds per point, seconds per run
 #   RESULTS_BACKENDS="glibc futex ..."    default: every backend listed
 #   RESULTS_THREADS=1,2,4,...             thread counts of the mutex sweeps
@@ -112,6 +112,30 @@ for part in "${parts[@]}"; do
 				--fairness-key $fk "${keys[@]}" --timeout 120 --out "$OUT/$name" -q -- \
 				$MB --threads {threads} --seconds 1 ${w#*:} --json | tee "$OUT/$name.txt"
 		done ;;
-	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab capacitor fair rwlock frontier)" >&2; exit 2 ;;
+	slice)
+		# Lock slices against glibc (docs/results.md section 10): the three
+		# workloads of `frontier` with the wait tail, SLICE_BUSY off as a
+		# variant, LevelDB readrandom, and the capacitor at threads <= CPUs.
+		bflags=(-b glibc -b futex -b slice:futex -b slice:futex,SLICE_BUSY=off -b capacitor:tts -b mcs)
+		keys=(--extra-key jain --extra-key hold_min_share --extra-key wait_p99_ns)
+		for w in "short:" "moderate:--cs-work 50 --ncs-work 400" "mixed:--mixed 10"; do
+			name=slice-${w%%:*}; th=2,8,32; fk=min_share
+			[ "$name" = slice-mixed ] && th=8,32 fk=class_hold_min_vs_equal
+			echo "== $name" >&2
+			# shellcheck disable=SC2086  # the workload's flags split on purpose
+			"${LS[@]}" sweep "${bflags[@]}" --threads $th --runs "$RUNS" --json-key throughput \
+				--fairness-key $fk "${keys[@]}" --timeout 120 --out "$OUT/$name" -q -- \
+				$MB --threads {threads} --seconds 1 ${w#*:} --json | tee "$OUT/$name.txt"
+		done
+		echo "== slice-leveldb" >&2
+		"${LS[@]}" sweep -b glibc -b futex -b slice:futex --threads 8,32 --runs "$RUNS" \
+			--json-key ops_per_sec --timeout 120 --out "$OUT/slice-leveldb" -q -- \
+			$LB --benchmarks readrandom --threads {threads} --num 100000 --seconds 1 --json |
+			tee "$OUT/slice-leveldb.txt"
+		echo "== slice-capacitor-2" >&2
+		"${LS[@]}" ab -b tts -b capacitor:tts -b futex -b capacitor:futex --runs 9 \
+			--json-key throughput -q --out "$OUT/slice-capacitor-2" -- \
+			$MB --threads 2 --seconds 0.5 --json | tee "$OUT/slice-capacitor-2.txt" ;;
+	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab capacitor fair rwlock frontier slice)" >&2; exit 2 ;;
 	esac
 done
