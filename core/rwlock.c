@@ -41,12 +41,11 @@ static bool spin(struct ls_rwlock *l, enum role who, unsigned flags)
  *   follow do not each issue a futile FUTEX_WAKE (measured at 50% reads,
  *   8 threads on 2 CPUs: ~150,000 FUTEX_WAKE calls that woke nobody in
  *   0.5 s, against ~150 that woke someone; docs/rwlock.md).  A reader that
- *   did not sleep, or timed out, takes its count back only while the word
- *   still holds the value it counted in with (no wake since: a wake bumps
- *   the sequence); otherwise the count may stay one too high until the
- *   next wake clears it: a futile wake, never a lost one.  (The
- *   exact-value test could be fooled only by 2^16 wakes, each after a new
- *   count-in, between two steps of this thread.) */
+ *   did not sleep, or timed out, takes its count back only while the
+ *   sequence is still the one it counted in with (no wake since: a wake
+ *   bumps it).  The sequence test could be fooled only by 2^16 wakes,
+ *   each after a new count-in, while this thread is between its count-in
+ *   and its count-out; the count cannot go below zero either way. */
 static int park(struct ls_rwlock *l, _Atomic uint32_t *q, enum role who, unsigned flags,
                 clockid_t clock, const struct timespec *abstime)
 {
@@ -62,9 +61,16 @@ static int park(struct ls_rwlock *l, _Atomic uint32_t *q, enum role who, unsigne
 		 * FUTEX_WAKE; a stale high count costs one futile wake. */
 		atomic_fetch_sub_explicit(q, LS_RW_SLEEPER, memory_order_relaxed);
 	} else if (!slept || r == ETIMEDOUT) {
-		/* relaxed: as above; a failed CAS means a waker removed us. */
-		atomic_compare_exchange_strong_explicit(q, &v, v - LS_RW_SLEEPER,
-		                                        memory_order_relaxed, memory_order_relaxed);
+		/* relaxed: as above.  Same sequence: no wake since our count-in,
+		 * so our count is still in (other readers' count-ins and
+		 * count-outs change only the count). */
+		uint32_t now = atomic_load_explicit(q, memory_order_relaxed);
+		while ((now & ~LS_RW_SLEEPERS_MASK) == (v & ~LS_RW_SLEEPERS_MASK) &&
+		       (now & LS_RW_SLEEPERS_MASK) &&
+		       !atomic_compare_exchange_weak_explicit(q, &now, now - LS_RW_SLEEPER,
+		                                              memory_order_relaxed,
+		                                              memory_order_relaxed))
+			;
 	}
 	return r == ETIMEDOUT ? ETIMEDOUT : 0;
 }
@@ -119,11 +125,12 @@ void ls_rwlock_wrunlock(struct ls_rwlock *l, unsigned flags)
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
 	for (;;) {
 		bool writers = (w & LS_RW_WWAIT_MASK) != 0;
-		/* Writer to writer only under writer preference, as glibc: with
-		 * reader preference the readers that arrived meanwhile go first,
-		 * and a lock handed to a parked writer would sit idle until the
-		 * kernel runs it. */
-		if (writers && (flags & LS_RW_PREFER_WRITER)) {
+		/* Writer to writer under writer preference, as glibc, and for a
+		 * hungry writer (see the header): otherwise, with reader
+		 * preference, the readers that arrived meanwhile go first, and a
+		 * lock handed to a parked writer would sit idle until the kernel
+		 * runs it. */
+		if (writers && ((flags & LS_RW_PREFER_WRITER) || (w & LS_RW_HUNGRY))) {
 			/* seq_cst (release for the critical section): hand over. */
 			if (atomic_compare_exchange_weak(&l->word, &w, w | LS_RW_HANDOFF)) {
 				wake_one(&l->wq);
@@ -171,6 +178,7 @@ int ls_rwlock_rdlock_slow(struct ls_rwlock *l, unsigned flags, clockid_t clock,
  * held back by PREFER_WRITER keep waiting for this writer's unlock. */
 static uint64_t taken(uint64_t w)
 {
+	w &= ~LS_RW_HUNGRY; /* a writer got in: a hungry one that lost sets it again */
 	return w & LS_RW_HANDOFF ? w - LS_RW_HANDOFF - LS_RW_WWAIT : (w - LS_RW_WWAIT) | LS_RW_WRITER;
 }
 
@@ -187,6 +195,31 @@ static bool take_counted(struct ls_rwlock *l)
 	return false;
 }
 
+/* The word after a waiting writer counts out: the last one takes the
+ * hungry mark with it (it is only meaningful while writers wait). */
+static uint64_t left(uint64_t w)
+{
+	w -= LS_RW_WWAIT;
+	return w & LS_RW_WWAIT_MASK ? w : w & ~LS_RW_HUNGRY;
+}
+
+/* Mark the lock hungry (see the header): this writer has waited since
+ * t0 and just found the lock taken again. */
+static void maybe_hungry(struct ls_rwlock *l, uint64_t *t0)
+{
+	uint64_t now = ls_now_ns(CLOCK_MONOTONIC);
+	if (!*t0) {
+		*t0 = now;
+		return;
+	}
+	/* relaxed: a hint to unlockers; the word's RMWs order everything
+	 * that matters (we are counted in WWAIT, so the bit cannot outlive
+	 * the waiting writers: left() clears it with the last). */
+	if (now - *t0 >= LS_RW_FAIR_NS &&
+	    !(atomic_load_explicit(&l->word, memory_order_relaxed) & LS_RW_HUNGRY))
+		atomic_fetch_or_explicit(&l->word, LS_RW_HUNGRY, memory_order_relaxed);
+}
+
 static int give_up(struct ls_rwlock *l, unsigned flags)
 {
 	/* Take the lock if it is free or handed off (a handoff may name this
@@ -200,11 +233,11 @@ static int give_up(struct ls_rwlock *l, unsigned flags)
 		if (!counted_blocked(w)) {
 			if (atomic_compare_exchange_weak(&l->word, &w, taken(w)))
 				return 0;
-		} else if (atomic_compare_exchange_weak(&l->word, &w, w - LS_RW_WWAIT)) {
+		} else if (atomic_compare_exchange_weak(&l->word, &w, left(w))) {
 			break;
 		}
 	}
-	uint64_t now = w - LS_RW_WWAIT;
+	uint64_t now = left(w);
 	if ((flags & LS_RW_PREFER_WRITER) && !(now & (LS_RW_WWAIT_MASK | LS_RW_WRITER)))
 		wake_all(&l->rq); /* readers held back only by this writer */
 	return ETIMEDOUT;
@@ -218,11 +251,13 @@ int ls_rwlock_wrlock_slow(struct ls_rwlock *l, unsigned flags, clockid_t clock,
 	/* relaxed: the count is ordered with unlocks by the word's own
 	 * modification order; parking re-reads the word with seq_cst. */
 	atomic_fetch_add_explicit(&l->word, LS_RW_WWAIT, memory_order_relaxed);
+	uint64_t t0 = 0; /* when this writer first parked */
 	for (;;) {
 		if (take_counted(l))
 			return 0;
 		if (spin(l, WRITER, flags))
 			continue;
+		maybe_hungry(l, &t0);
 		if (park(l, &l->wq, WRITER, flags, clock, abstime) == ETIMEDOUT)
 			return give_up(l, flags);
 	}
