@@ -77,7 +77,7 @@ static bool fast_read(struct ls_bravo *b, unsigned flags)
 	uint32_t slot = slot_of(b);
 	uint64_t expected = 0;
 	/* seq_cst CAS then seq_cst load: the reader's half of the Dekker
-	 * pattern with revoke_bias() (store bias, then load slots). */
+	 * pattern with write_lock() (store bias, then load slots). */
 	if (!atomic_compare_exchange_strong(&ls_bravo_table[slot], &expected, (uintptr_t)b))
 		return false;
 	if (!(atomic_load(&b->bias) & LS_BRAVO_BIASED)) {
@@ -138,22 +138,31 @@ int ls_bravo_timedrdlock(struct ls_bravo *b, unsigned flags, clockid_t clock,
 	return fast_read(b, flags) ? 0 : slow_read(b, flags, clock, abstime, false);
 }
 
-/* Wait until slot no longer names b: spin, then park on the slot's low
- * half with WAITED set (the reader's release exchange sees it and wakes).
- * Returns 0, or ETIMEDOUT (try: EBUSY at once). */
-static int wait_slot(struct ls_bravo *b, uint32_t slot, bool try, clockid_t clock,
+/* How a writer waits for one announced reader (wait_slot). */
+enum slot_wait {
+	SLOT_TRY,  /* not at all: EBUSY */
+	SLOT_SPIN, /* while the waiting policy lets it spin: then EBUSY */
+	SLOT_PARK, /* spin, then park until the entry changes (or abstime) */
+};
+
+/* Wait until slot no longer names b: spin, then (SLOT_PARK) park on the
+ * slot's low half with WAITED set (the reader's release exchange sees it
+ * and wakes).  Returns 0, EBUSY (SLOT_TRY, SLOT_SPIN) or ETIMEDOUT. */
+static int wait_slot(struct ls_bravo *b, uint32_t slot, enum slot_wait how, clockid_t clock,
                      const struct timespec *abstime)
 {
 	_Atomic uint64_t *e = &ls_bravo_table[slot];
 	const uint64_t mine = (uintptr_t)b;
 	if ((atomic_load(e) & ~LS_BRAVO_SLOT_WAITED) != mine)
 		return 0;
-	if (try)
+	if (how == SLOT_TRY)
 		return EBUSY;
 	/* acquire: pairs with the reader's release exchange. */
 	if (LS_SPIN_UNTIL(e, (atomic_load_explicit(e, memory_order_acquire) &
 	                      ~LS_BRAVO_SLOT_WAITED) != mine))
 		return 0;
+	if (how == SLOT_SPIN)
+		return EBUSY;
 	if (abstime && ls_timespec_negative(abstime))
 		return ETIMEDOUT;
 	for (;;) {
@@ -173,44 +182,109 @@ static int wait_slot(struct ls_bravo *b, uint32_t slot, bool try, clockid_t cloc
 	}
 }
 
-/* Holding the inner write lock: clear the bias and wait for every fast
- * reader of b to leave; then inhibit re-biasing for MULT times as long. */
-static int revoke_bias(struct ls_bravo *b, bool try, clockid_t clock, const struct timespec *abstime)
+/* Wait for every announced reader of b to leave; stops at the first that
+ * does not (EBUSY or ETIMEDOUT, as wait_slot). */
+static int drain(struct ls_bravo *b, enum slot_wait how, clockid_t clock,
+                 const struct timespec *abstime)
 {
-	uint64_t t0 = ls_now_ns(CLOCK_MONOTONIC);
-	/* seq_cst store, then seq_cst slot loads: the writer's half of the
-	 * Dekker pattern with fast_read(). */
-	atomic_store(&b->bias, 0);
 	int r = 0;
 	for (uint32_t i = 0; i < LS_BRAVO_SLOTS && r == 0; i++)
-		r = wait_slot(b, i, try, clock, abstime);
-	uint64_t t1 = ls_now_ns(CLOCK_MONOTONIC);
-	uint64_t until = t1 + LS_BRAVO_INHIBIT_MULT * (t1 - t0);
-	/* A writer that gave up (try, timeout) leaves fast readers behind, so
-	 * it sets the bias back: the next writer must revoke and wait for them
-	 * ("not biased" has to mean "no announced reader").
-	 * relaxed: read by slow readers after they take the inner read lock,
-	 * which is ordered after our inner write unlock; the next writer reads
-	 * it under the inner write lock. */
-	atomic_store_explicit(&b->bias, until << LS_BRAVO_INHIBIT_SHIFT | (r ? LS_BRAVO_BIASED : 0),
-	                      memory_order_relaxed);
+		r = wait_slot(b, i, how, clock, abstime);
 	return r;
 }
 
+static uint64_t inhibit_until(uint64_t t0)
+{
+	uint64_t t1 = ls_now_ns(CLOCK_MONOTONIC);
+	return (t1 + LS_BRAVO_INHIBIT_MULT * (t1 - t0)) << LS_BRAVO_INHIBIT_SHIFT;
+}
+
+static int inner_wrlock(struct ls_bravo *b, unsigned flags, bool try, clockid_t clock,
+                        const struct timespec *abstime)
+{
+	return try ? ls_rwlock_trywrlock(&b->inner)
+	           : abstime ? ls_rwlock_timedwrlock(&b->inner, flags, clock, abstime)
+	                     : ls_rwlock_wrlock(&b->inner, flags);
+}
+
+/* A writer is done only once it holds the inner write lock, has closed
+ * the bias in that same hold and then found no announced reader.  How it
+ * waits for announced readers depends on the kind:
+ *
+ * - Writer preference (PREFER_WRITER_NONRECURSIVE): holding the inner
+ *   lock, as the paper's writer does.  New readers then wait for this
+ *   writer, which is what the kind promises (and, as in glibc, a reader
+ *   holding the lock that waits for another thread's read lock
+ *   deadlocks).
+ * - Reader preference (the default): a new reader must get in while
+ *   readers hold the lock, even with a writer waiting, so a writer never
+ *   waits for announced readers while holding the inner lock.  It spins a
+ *   little holding it; if a reader is still announced after that, it
+ *   leaves the bias closed with DRAINING set, releases the inner lock
+ *   (new readers take the inner read lock meanwhile) and waits for the
+ *   announced readers without holding anything, then starts over.
+ *   Holding the inner lock while parked let a reader that waits for
+ *   another reader deadlock: the first held through the table, the writer
+ *   held the inner lock waiting for it, the second reader waited for the
+ *   inner lock.
+ *
+ * The bias stays inhibited "forever" while a drain is under way, so slow
+ * readers cannot re-open it and the drain ends once the readers already
+ * announced leave; the writer that completes sets the usual inhibition, 9
+ * times the revocation's duration.  A writer that gives up (try, timeout)
+ * leaves DRAINING set, so the next writer scans, and a finite inhibition. */
 static int write_lock(struct ls_bravo *b, unsigned flags, bool try, clockid_t clock,
                       const struct timespec *abstime)
 {
-	int r = try ? ls_rwlock_trywrlock(&b->inner)
-	            : abstime ? ls_rwlock_timedwrlock(&b->inner, flags, clock, abstime)
-	                      : ls_rwlock_wrlock(&b->inner, flags);
-	if (r != 0)
-		return r;
-	/* relaxed: only writers clear the bias, under the inner write lock we
-	 * hold; a set bit seen late only costs one revocation scan. */
-	if (atomic_load_explicit(&b->bias, memory_order_relaxed) & LS_BRAVO_BIASED) {
-		if ((r = revoke_bias(b, try, clock, abstime)) != 0)
+	const bool prefer_readers = !(flags & LS_RW_PREFER_WRITER);
+	uint64_t t0 = 0;
+	int r;
+	for (;;) {
+		/* relaxed: a hint; the decision is taken under the inner lock. */
+		if (prefer_readers && !try &&
+		    (atomic_load_explicit(&b->bias, memory_order_relaxed) & LS_BRAVO_DRAINING)) {
+			if (!t0)
+				t0 = ls_now_ns(CLOCK_MONOTONIC);
+			if ((r = drain(b, SLOT_PARK, clock, abstime)) != 0)
+				break;
+		}
+		if ((r = inner_wrlock(b, flags, try, clock, abstime)) != 0)
+			return r;
+		/* relaxed: only writers holding the inner write lock clear the
+		 * flags; a flag seen late only costs one scan. */
+		if (!(atomic_load_explicit(&b->bias, memory_order_relaxed) &
+		      (LS_BRAVO_BIASED | LS_BRAVO_DRAINING)))
+			return 0;
+		if (!t0)
+			t0 = ls_now_ns(CLOCK_MONOTONIC);
+		/* seq_cst store, then seq_cst slot loads: the writer's half of
+		 * the Dekker pattern with fast_read(). */
+		atomic_store(&b->bias, LS_BRAVO_DRAINING | LS_BRAVO_INHIBIT_FOREVER);
+		r = drain(b, try ? SLOT_TRY : prefer_readers ? SLOT_SPIN : SLOT_PARK, clock, abstime);
+		if (r == 0) {
+			/* relaxed: read by slow readers after they take the inner
+			 * read lock, ordered after our inner write unlock. */
+			atomic_store_explicit(&b->bias, inhibit_until(t0), memory_order_relaxed);
+			return 0;
+		}
+		if (r != EBUSY || try) {
+			/* Still holding: no slow reader re-biases under us.
+			 * relaxed: as above. */
+			atomic_store_explicit(&b->bias, LS_BRAVO_DRAINING | inhibit_until(t0),
+			                      memory_order_relaxed);
 			ls_rwlock_wrunlock(&b->inner, flags);
+			return r;
+		}
+		ls_rwlock_wrunlock(&b->inner, flags);
+		/* Reader preference, a reader still announced: the top of the
+		 * loop waits for it without holding the inner lock. */
 	}
+	/* Timed out in an unheld drain: the bias stays closed with DRAINING,
+	 * and the inhibition we set becomes finite unless another writer or
+	 * reader changed the word meanwhile.  relaxed: as above. */
+	uint64_t v = LS_BRAVO_DRAINING | LS_BRAVO_INHIBIT_FOREVER;
+	atomic_compare_exchange_strong_explicit(&b->bias, &v, LS_BRAVO_DRAINING | inhibit_until(t0),
+	                                        memory_order_relaxed, memory_order_relaxed);
 	return r;
 }
 

@@ -10,9 +10,15 @@
  *
  * State (24 bytes, all-zero = unlocked, not biased, no inhibition):
  *   bias    bit 0 LS_BRAVO_BIASED: readers may take the fast path;
- *           bits 1..63: monotonic time (ns) before which no reader may
- *           set the bias again ("inhibit until")
+ *           bit 1 LS_BRAVO_DRAINING: the bias was closed but announced
+ *           readers may still be in the table (a writer gave up waiting
+ *           for them, or waits for them without holding the inner lock):
+ *           the next writer must scan;
+ *           bits 2..63: monotonic time (ns) before which no reader may
+ *           set the bias again ("inhibit until"); all ones while a writer
+ *           drains the table (LS_BRAVO_INHIBIT_FOREVER)
  *   inner   struct ls_rwlock, taken by writers and by slow readers
+ *   Neither flag set means no reader of this lock is announced.
  *
  * Visible-readers table (ls_bravo_table, LS_BRAVO_SLOTS 64-bit entries,
  * shared by every lock in the process): 0 = free; otherwise the address of
@@ -32,9 +38,15 @@
  * set -> holding.  Otherwise clear the slot and take the inner read lock;
  * then, holding it (so no writer is between revocation and its critical
  * section), set the bias again if the inhibition has expired.
- * Writer: inner write lock; if biased, clear the bias and wait until no
- * table entry names this lock; inhibit re-biasing for LS_BRAVO_INHIBIT_MULT
- * times the revocation's duration.
+ * Writer: inner write lock; if biased (or draining), close the bias and
+ * wait until no table entry names this lock; inhibit re-biasing for
+ * LS_BRAVO_INHIBIT_MULT times the revocation's duration.  Under reader
+ * preference the writer waits for announced readers only briefly while
+ * holding the inner lock; past that it releases the inner lock and waits
+ * for them holding nothing, then starts over (bravo.c, write_lock): a
+ * reader that holds through the table may wait for another thread's read
+ * lock (glibc's default kind admits new readers while readers hold), and
+ * a writer parked on the inner lock would shut that reader out for good.
  *
  * Memory order: the reader's slot CAS and bias re-load and the writer's
  * bias store and slot loads are seq_cst: a Dekker pattern, so either the
@@ -66,7 +78,9 @@
 #include "rwlock.h"
 
 #define LS_BRAVO_BIASED UINT64_C(1)
-#define LS_BRAVO_INHIBIT_SHIFT 1
+#define LS_BRAVO_DRAINING UINT64_C(2)
+#define LS_BRAVO_INHIBIT_SHIFT 2
+#define LS_BRAVO_INHIBIT_FOREVER (~UINT64_C(0) << LS_BRAVO_INHIBIT_SHIFT)
 #define LS_BRAVO_INHIBIT_MULT 9
 #define LS_BRAVO_SLOTS 4096
 #define LS_BRAVO_SLOT_WAITED UINT64_C(1)

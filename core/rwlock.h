@@ -13,7 +13,11 @@
  *   bit 1        LS_RW_HANDOFF    with WRITER: handed to the waiting
  *                writers, not yet claimed; the first of them to see it owns
  *                the lock (only set while the waiting-writer count > 0)
- *   bits 2..31   waiting writers, in units of LS_RW_WWAIT (4): writers that
+ *   bit 2        LS_RW_HUNGRY: a waiting writer has waited longer than
+ *                LS_RW_FAIR_NS; write unlocks hand the lock to the waiting
+ *                writers (as under writer preference) until a counted
+ *                writer takes it (only set while waiting writers > 0)
+ *   bits 3..31   waiting writers, in units of LS_RW_WWAIT (8): writers that
  *                found the lock busy and have not yet acquired or given up
  *   bits 32..63  readers holding the lock, in units of LS_RW_READER;
  *                LS_RW_READERS_MAX more would overflow: EAGAIN
@@ -46,12 +50,23 @@
  * waiting writer claims it (clears HANDOFF, drops its WWAIT).  So a woken
  * writer never finds the lock retaken by readers and parks again: under
  * oversubscription each such round trip costs a wake and a context switch.
+ * Hungry writers: under reader preference a write unlock frees the lock,
+ * and whoever runs first takes it, so a parked writer can lose to running
+ * threads again and again.  A waiting writer that has waited longer than
+ * LS_RW_FAIR_NS sets LS_RW_HUNGRY, and then write unlocks hand over to
+ * the waiting writers as under writer preference; the writer that takes
+ * the lock clears it (if that was not the hungry one, the hungry one sets
+ * it again the next time it loses).  Readers are never held back by it:
+ * it changes only what a write unlock does, so a reader still gets in
+ * whenever readers hold the lock (recursive reads stay safe).
  * Wake-ups: a write unlock that frees the lock wakes all parked readers
- * and, if writers wait, one writer (in case the readers all time out); a
+ * and, if no reader was woken and writers wait, one writer; a
  * writer that times out as the last waiting writer of a PREFER_WRITER lock
  * wakes the readers it held back.
  *
- * Fairness: none between threads of one class (barging).  Reader
+ * Fairness: barging within a class, bounded for writers by the hungry
+ * hand-over (no writer loses to other writers for much longer than
+ * LS_RW_FAIR_NS plus wake-ups).  Reader
  * preference: writers can starve under a continuous stream of overlapping
  * readers.  Writer preference: readers can starve under continuous writers.
  * Progress: deadlock-free (apart from the recursive-read case above).
@@ -77,11 +92,18 @@
 
 #define LS_RW_WRITER UINT64_C(1)
 #define LS_RW_HANDOFF UINT64_C(2)
-#define LS_RW_WWAIT UINT64_C(4)
-#define LS_RW_WWAIT_MASK UINT64_C(0xfffffffc)
+#define LS_RW_HUNGRY UINT64_C(4)
+#define LS_RW_WWAIT UINT64_C(8)
+#define LS_RW_WWAIT_MASK UINT64_C(0xfffffff8)
 #define LS_RW_READER (UINT64_C(1) << 32)
 #define LS_RW_READERS_SHIFT 32
 #define LS_RW_READERS_MAX UINT64_C(0xffffffff)
+
+/* A waiting writer that has waited this long and is woken (or spins) to
+ * find the lock taken again sets LS_RW_HUNGRY: long-term fairness for
+ * writers against barging writers, at the cost of at most one hand-over
+ * to a parked writer per starving writer and slice. */
+#define LS_RW_FAIR_NS 1000000u
 
 #define LS_RW_SLEEPER 1u
 #define LS_RW_SLEEPERS_MASK 0xffffu

@@ -45,11 +45,11 @@ run_prog() {
 	grep -q "^# rwlock $want\$" "$log" || fail "$label $prog: not served by rwlock backend $want: $(grep -m1 '^# rwlock' "$log")"
 }
 
-for prog in errors forkps shared_mutex c11; do
+for prog in errors forkps shared_mutex readers_meet c11; do
 	run_prog none none "$prog"
 done
 for rw in $(rw_backends); do
-	for prog in errors forkps shared_mutex; do
+	for prog in errors forkps shared_mutex readers_meet; do
 		run_prog "$rw" "$rw" "$prog" LOCKSWAP_RWLOCK="$rw"
 	done
 done

@@ -31,6 +31,12 @@ static bool biased(void)
 	return atomic_load(&B->bias) & LS_BRAVO_BIASED;
 }
 
+/* The next writer must scan the table (biased, or a drain left over). */
+static bool must_scan(void)
+{
+	return atomic_load(&B->bias) & (LS_BRAVO_BIASED | LS_BRAVO_DRAINING);
+}
+
 static int setup(void **state)
 {
 	rw = ls_rwlock_backend_find("bravo");
@@ -87,7 +93,8 @@ static void test_revocation_respects_fast_reader(void **state)
 {
 	bias_and_hold_fast();
 	assert_int_equal(in_other(other_trywr), EBUSY);
-	assert_true(biased()); /* still announced: the next writer revokes again */
+	assert_false(biased());
+	assert_true(must_scan()); /* still announced: the next writer scans again */
 	assert_int_equal(atomic_load(&B->inner.word), 0);
 	assert_int_equal(rw_join(rw_spawn(timed_wr, 0)), ETIMEDOUT);
 	assert_int_equal(atomic_load(&B->inner.word), 0);
@@ -101,16 +108,29 @@ static bool writer_revoking(void)
 	return !biased() && (atomic_load(&B->inner.word) & LS_RW_WRITER);
 }
 
-/* A parked writer is woken by the fast reader's unlock; meanwhile new
- * readers are refused and the holder may read again (recursion). */
+/* Reader preference: a writer draining the table must not hold the inner
+ * lock, so that a new reader gets in while the announced one holds. */
+static bool writer_draining_unheld(void)
+{
+	uint64_t v = atomic_load(&B->bias);
+	return !(v & LS_BRAVO_BIASED) && (v & LS_BRAVO_DRAINING) &&
+	       (v >> LS_BRAVO_INHIBIT_SHIFT) == (LS_BRAVO_INHIBIT_FOREVER >> LS_BRAVO_INHIBIT_SHIFT) &&
+	       !(atomic_load(&B->inner.word) & LS_RW_WRITER) &&
+	       (atomic_load(&B->inner.word) & LS_RW_WWAIT_MASK) == 0;
+}
+
+/* Reader preference: a parked writer is woken by the fast reader's
+ * unlock; meanwhile other threads' readers still get in (glibc's default
+ * kind admits a reader while readers hold, writers waiting or not), and
+ * the holder may read again (recursion). */
 static void test_writer_waits_for_fast_reader(void **state)
 {
 	bias_and_hold_fast();
 	atomic_store(&writer_in, 0);
 	rw_flags = 0;
 	pthread_t w = rw_spawn(blocking_writer, 0);
-	rw_await(writer_revoking);
-	assert_int_equal(in_other(other_tryrd), EBUSY);
+	rw_await(writer_draining_unheld);
+	assert_int_equal(in_other(other_tryrd), 0);
 	assert_int_equal(rw->rdlock(rs, 0), 0); /* recursive: no deadlock */
 	rw->unlock(rs, 0);
 	usleep(10000);
@@ -118,7 +138,32 @@ static void test_writer_waits_for_fast_reader(void **state)
 	rw->unlock(rs, 0);
 	rw_join(w);
 	assert_int_equal(atomic_load(&writer_in), 1);
+	assert_false(must_scan()); /* the writer that got in found the table empty */
 	assert_true(bravo_quiet(rs));
+}
+
+/* Writer preference (PREFER_WRITER_NONRECURSIVE): the writer waits for
+ * the announced reader holding the inner lock, so other threads' new
+ * readers wait for it, as glibc's kind makes them. */
+static void test_writer_pref_revokes_holding(void **state)
+{
+	rw_reset();
+	const unsigned f = LS_RW_PREFER_WRITER;
+	assert_int_equal(rw->rdlock(rs, f), 0);
+	rw->unlock(rs, f);
+	assert_int_equal(rw->rdlock(rs, f), 0);
+	assert_true(ls_bravo_held_fast(B));
+	atomic_store(&writer_in, 0);
+	rw_flags = f;
+	pthread_t w = rw_spawn(blocking_writer, 0);
+	rw_await(writer_revoking);
+	assert_int_equal(in_other(other_tryrd), EBUSY);
+	assert_int_equal(atomic_load(&writer_in), 0);
+	rw->unlock(rs, f);
+	rw_join(w);
+	assert_int_equal(atomic_load(&writer_in), 1);
+	assert_true(bravo_quiet(rs));
+	rw_flags = 0;
 }
 
 static bool read_rebiases(void)
@@ -163,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_revocation_respects_fast_reader),
 		cmocka_unit_test(test_writer_waits_for_fast_reader),
 		cmocka_unit_test(test_rebias_after_inhibition),
+		cmocka_unit_test(test_writer_pref_revokes_holding),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
