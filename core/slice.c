@@ -74,7 +74,8 @@ static uint64_t with_next_gen(uint64_t w)
 /* Flush: everyone queued is let go, no slice. */
 static uint64_t flushed(uint64_t w)
 {
-	return with_grant(w, ls_slice_next_of(w)) & ~(LS_SL_OWNED | LS_SL_GHOST | LS_SL_RUN);
+	return with_grant(w, ls_slice_next_of(w)) &
+	       ~(LS_SL_OWNED | LS_SL_GHOST | LS_SL_RUN | LS_SL_MARKED | LS_SL_MARK_MASK);
 }
 
 /* Wake the buckets of tickets from..to-1. */
@@ -189,7 +190,7 @@ static void end_slice(struct ls_slice *r, bool paying)
 			to = ls_slice_next_of(w);
 			ev = LS_SL_TRACE_FLUSH_GAP;
 		} else if (ls_slice_queue_of(w) == 0) {
-			nw = w & ~(LS_SL_OWNED | LS_SL_RUN);
+			nw = w & ~(LS_SL_OWNED | LS_SL_RUN | LS_SL_MARKED | LS_SL_MARK_MASK);
 			ev = LS_SL_TRACE_CLOSED;
 		} else if (w & LS_SL_GHOST) {
 			nw = flushed(w);
@@ -198,7 +199,8 @@ static void end_slice(struct ls_slice *r, bool paying)
 		} else {
 			/* Hand over to the head; wake it and the new head,
 			 * which takes up the watch. */
-			nw = with_next_gen(with_grant(w, from + 1)) & ~LS_SL_RUN;
+			nw = with_next_gen(with_grant(w, from + 1)) &
+			     ~(LS_SL_RUN | LS_SL_MARKED | LS_SL_MARK_MASK);
 			to = from + 2;
 			ev = LS_SL_TRACE_HANDOVER;
 		}
@@ -299,29 +301,51 @@ static void leave_slice(void *arg)
 		end_slice(x->r, true);
 }
 
-/* The watch, kept by the head (ticket t == grant), and by every waiter
- * while GHOST is set (the head may be an abandoned ticket): if the owner
- * ran and then made no progress for a whole period (it was descheduled,
- * exited, was cancelled, or stopped calling), the head, which is running
- * now, takes the slice over (ShflLock's lesson: give the lock to a waiter
- * that runs); with GHOST, any watcher flushes instead.  Returns
- * TURN_OWNER, TURN_PLAIN (flushed), or -1 (the owner moved: keep waiting). */
-static int watch(struct ls_slice *r, uint64_t before, uint32_t t)
+/* Coarse time now, 7 bits (units of 2^20 ns). */
+static uint64_t mark_now(void)
+{
+	return (ls_now_ns(CLOCK_MONOTONIC) >> 20) & 0x7fu;
+}
+
+/* The watch period in coarse units, rounded up, plus one: a mark that old
+ * was set at least a whole period ago. */
+static uint64_t watch_units(void)
+{
+	uint64_t us = atomic_load_explicit(&ls_slice_us, memory_order_relaxed);
+	return (us * 1000u * LS_SLICE_WATCH_FACTOR + (1u << 20) - 1) / (1u << 20) + 1;
+}
+
+/* The watch (see slice.h), by ticket t's waiter after a timed park.  The
+ * first watcher marks the word; the owner clears the mark at its next
+ * acquisition; a mark still there a whole period later means the owner
+ * stalled, and the head (a waiter that runs: ShflLock's lesson) takes the
+ * slice over, or, with GHOST, anyone flushes.  Returns TURN_OWNER,
+ * TURN_PLAIN (flushed), or -1 (keep waiting). */
+static int watch(struct ls_slice *r, uint32_t t)
 {
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
-	const uint64_t moved = LS_SL_GEN_MASK | (0xffull << LS_SL_STAMP_SHIFT) | LS_SL_TICKET_MASK;
 	do {
-		if (!(w & LS_SL_RUN) || !(before & LS_SL_RUN) || ((w ^ before) & moved))
+		if (!(w & LS_SL_OWNED))
 			return -1;
-		if (w & LS_SL_GHOST)
-			nw = flushed(w);
-		else if (ls_slice_grant_of(w) == t)
-			nw = with_next_gen(with_grant(w, t + 1)) & ~LS_SL_RUN;
-		else
-			return -1;
-		/* seq_cst: moves grant (core/twa.h). */
+		if (!(w & LS_SL_MARKED)) {
+			nw = w | LS_SL_MARKED | (mark_now() << LS_SL_MARK_SHIFT);
+		} else {
+			uint64_t age = (mark_now() - ((w & LS_SL_MARK_MASK) >> LS_SL_MARK_SHIFT)) & 0x7fu;
+			if (age < watch_units() || age >= 0x40u) /* young, or from the future */
+				return -1;
+			if (w & LS_SL_GHOST)
+				nw = flushed(w);
+			else if (ls_slice_grant_of(w) == t)
+				nw = with_next_gen(with_grant(w, t + 1)) &
+				     ~(LS_SL_RUN | LS_SL_MARKED | LS_SL_MARK_MASK);
+			else
+				return -1;
+		}
+		/* seq_cst: may move grant (core/twa.h). */
 	} while (!atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_seq_cst,
 	                                                memory_order_relaxed));
+	if (!(w & LS_SL_MARKED))
+		return -1; /* the watch has begun */
 	if (w & LS_SL_GHOST) {
 		traced(r, LS_SL_TRACE_FLUSH_GHOST, t, 0);
 		wake_range(r, ls_slice_grant_of(w), ls_slice_next_of(w));
@@ -354,7 +378,6 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 	struct ls_slice *r = x->r;
 	bool expired = abstime && ls_timespec_negative(abstime);
 	struct ls_twa_bucket *bk = ls_twa_bucket(r, x->t);
-	uint64_t seen = 0;
 	for (;;) {
 		uint32_t seq = ls_twa_enter(bk);
 		x->parked = bk;
@@ -382,18 +405,19 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 			renew(r, w);
 			return TURN_PLAIN;
 		}
+		if (head && pr == ETIMEDOUT) {
+			/* Before a timed lock gives up too: the mark it finds may
+			 * be an earlier attempt's. */
+			int turn = watch(r, x->t);
+			if (turn >= 0)
+				return turn;
+		}
 		if (pr == ETIMEDOUT && !watching)
 			expired = true;
 		if (expired) {
 			if (!give_back(r, x->t, &w))
 				return ETIMEDOUT;
 			return turn_of(r, w, x->t);
-		}
-		if (head && pr == ETIMEDOUT) {
-			int turn = watch(r, seen, x->t);
-			if (turn >= 0)
-				return turn;
-			seen = atomic_load_explicit(&r->word, memory_order_relaxed);
 		}
 	}
 }
@@ -478,7 +502,10 @@ int ls_slice_trylock(struct ls_slice *r, const struct ls_lockable *in, void *inn
 		ls_slice_owner_acquired(r);
 		return 0;
 	}
-	if (!ls_slice_open(w) && ls_slice_epoch_of(w) == epoch_now())
-		return EBUSY; /* a slice or a queue: do not overtake it */
+	/* A slice or a queue does not stop a trylock: it never waits in line,
+	 * so refusing it while slices follow each other would starve a thread
+	 * that spins on trylock for as long as the lock stays contended.  It
+	 * gets the lock whenever the inner lock is free (the owner is away),
+	 * as with glibc; exclusion stays the inner lock's. */
 	return in->trylock(inner) == 0 ? 0 : EBUSY;
 }

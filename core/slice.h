@@ -50,16 +50,19 @@
  *   bits 32..39  gen     slice generation, +1 at every slice start
  *   bits 40..47  epoch   low 8 bits of ls_fork_epoch
  *   bits 48..55  quiet   coarse time (units of 2^20 ns) the quiet ends
- *   bits 56..63  stamp   +1 at every acquisition by the owner (wraps:
- *                        the carry falls off the word)
+ *   bits 56..62  mark    coarse time (units of 2^20 ns, 7 bits) a waiter
+ *                        began to watch the owner
+ *   bit  63      MARKED  a waiter watches: the owner clears it (and the
+ *                        mark) at its next acquisition
  * At most 8191 threads may queue on one lock at once.
  *
  * Who owns the slice is thread-local (ls_slice_self): the lock and the
  * generation.  A thread owns the slice of r iff OWNED is set and its
  * record names r and the word's generation.
  *
- * Transitions (each one CAS on the word, except the owner's stamp, a
- * fetch_add, and the owner's RUN, a fetch_or):
+ * Transitions (each one CAS on the word, except the owner's RUN, a
+ * fetch_or, and its clearing of MARKED, a fetch_and, only ever done when
+ * a waiter has set it):
  *   open arrival   inner trylock; on success done.  Else, unless QUIET
  *                  and before `quiet`: OWNED, gen+1 (own the new slice),
  *                  then the inner lock.  In the quiet: the inner lock.
@@ -77,13 +80,19 @@
  *                  and the new head; otherwise (or with GHOST) flush:
  *                  grant = next, OWNED and GHOST cleared (QUIET set when
  *                  slices do not pay), everyone woken.
- *   head watch     the head (t == grant) parks with a timeout (the watch
- *                  period, 4 x LOCKSWAP_SLICE_US); if the owner has run
- *                  (RUN) and the stamp and generation did not move for
- *                  one period, the owner stalled (descheduled, exited,
- *                  cancelled, or it stopped calling): the head, running
- *                  now, takes the slice over: grant+1, gen+1, RUN
+ *   watch          the head (t == grant), and every waiter while GHOST
+ *                  is set, parks with a timeout (the watch period, 4 x
+ *                  LOCKSWAP_SLICE_US); woken by it, it sets MARKED and
+ *                  the mark time if they are clear.  If it finds MARKED
+ *                  already set for a whole watch period, the owner made no
+ *                  acquisition since (it was descheduled, exited, was
+ *                  cancelled, or stopped calling): the head, running now,
+ *                  takes the slice over: grant+1, gen+1, RUN and MARKED
  *                  cleared, and wakes the new head (with GHOST: flush).
+ *                  The mark lives in the word, so a waiter whose timed
+ *                  lock gives up before a whole period can still complete
+ *                  a watch another waiter, or its own earlier attempt,
+ *                  began.
  *   abandon        (timeout or cancellation while queued) t < grant: it
  *                  was served meanwhile, go on (an owner's timed lock
  *                  that fails ends the slice); the last ticket: next-1;
@@ -91,8 +100,15 @@
  *                  head; in the middle: GHOST (the next slice end
  *                  flushes).
  * Progress: the head is always awake or parked with a timeout while a
- * slice runs, so an owner that exits, is cancelled or stops calling never
- * strands the queue for more than one watch period.
+ * slice runs, and the watch's mark lives in the word, so an owner that
+ * exits, is cancelled or stops calling strands the queue for about two
+ * watch periods at most (one to mark, one to see the mark stay), even
+ * when every waiter uses timed locks shorter than a period.
+ *
+ * trylock: the inner trylock, slice or not (a trylock never waits in
+ * line: refusing it during slices would starve a thread that spins on
+ * trylock for as long as the lock stays contended); the owner's counts as
+ * an acquisition of its slice.
  *
  * Fairness: while a slice runs, arrivals queue FIFO and every slice end
  * serves the head, so a waiter with q tickets ahead is served within
@@ -132,8 +148,9 @@
 #define LS_SL_EPOCH_MASK (0xffull << LS_SL_EPOCH_SHIFT)
 #define LS_SL_QUIET_SHIFT 48
 #define LS_SL_QUIET_MASK (0xffull << LS_SL_QUIET_SHIFT)
-#define LS_SL_STAMP_SHIFT 56
-#define LS_SL_STAMP_ONE (1ull << LS_SL_STAMP_SHIFT)
+#define LS_SL_MARK_SHIFT 56
+#define LS_SL_MARK_MASK (0x7full << LS_SL_MARK_SHIFT)
+#define LS_SL_MARKED (1ull << 63)
 
 #define LS_SLICE_PROBE_N 32u      /* acquisitions before the gap probe */
 #define LS_SLICE_WALL_FACTOR 4u   /* wall limit = factor x hold budget */
@@ -234,11 +251,15 @@ static inline void ls_slice_owner_enter(void)
 	s->near += ls_ticks_since(s->rel, s->acq) <= s->bar;
 }
 
-/* The owner got the inner lock: stamp it for the head watch (relaxed: a
- * progress sign, orders nothing). */
+/* The owner got the inner lock: if a waiter has begun to watch it, show
+ * progress by clearing the mark (relaxed: a progress sign, orders
+ * nothing).  The load is of the line the inner lock shares, which the
+ * owner has just written: no RMW unless a waiter marked it. */
 static inline void ls_slice_owner_acquired(struct ls_slice *r)
 {
-	atomic_fetch_add_explicit(&r->word, LS_SL_STAMP_ONE, memory_order_relaxed);
+	if (atomic_load_explicit(&r->word, memory_order_relaxed) & LS_SL_MARKED)
+		atomic_fetch_and_explicit(&r->word, ~(LS_SL_MARKED | LS_SL_MARK_MASK),
+		                          memory_order_relaxed);
 }
 
 int ls_slice_acquire(struct ls_slice *r, const struct ls_lockable *in, void *inner,
