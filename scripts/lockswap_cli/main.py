@@ -9,7 +9,7 @@ import argparse
 import importlib
 import sys
 
-from . import SUBCOMMANDS, library
+from . import SUBCOMMANDS, library, signals
 from .errors import ToolError, UsageError
 
 
@@ -91,6 +91,7 @@ def parse(argv, script=None):
 
 def main(argv=None, script=None):
     argv = sys.argv[1:] if argv is None else argv
+    signals.install()
     try:
         inherited = library.take_environment()
         args, mod = parse(argv, script)
@@ -108,6 +109,10 @@ def main(argv=None, script=None):
     except KeyboardInterrupt:
         print("lockswap: interrupted", file=sys.stderr)
         return 130
+    except signals.Terminated as e:
+        print(f"lockswap: terminated by {e.name}; the measured program was stopped too",
+              file=sys.stderr)
+        return e.status
     except BrokenPipeError:
         sys.stderr.close()
         return 1
