@@ -9,7 +9,7 @@ import argparse
 import importlib
 import sys
 
-from . import SUBCOMMANDS, library, signals
+from . import SUBCOMMANDS, __version__, library, signals
 from .errors import ToolError, UsageError
 
 
@@ -44,7 +44,7 @@ def build_parser(modules):
                      help="liblockswap.so to use (default: the one of this source "
                           "tree or installation)")
     top.add_argument("--version", action=VersionAction,
-                     help="print the library's version and exit")
+                     help="print the version (and the library's, if it differs) and exit")
     top.add_argument("--help-env", action="store_true",
                      help="same as `lockswap list`")
     subs = top.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=Parser)
@@ -97,7 +97,10 @@ def main(argv=None, script=None):
         args, mod = parse(argv, script)
         args.inherited = inherited
         if getattr(args, "show_version", False):
-            print(f"lockswap {library.open_library(args).version}")
+            lib = library.open_library(args)
+            mine = f"lockswap {__version__}"
+            print(mine if lib.version == __version__ else
+                  f"{mine} (library {lib.version}: {lib.path})")
             return 0
         if mod is None:
             raise UsageError("no command given (see `lockswap --help`)")
