@@ -294,6 +294,15 @@ class OutputDetails(unittest.TestCase):
             p = lockswap("report", stats, flag, path)
             self.assertEqual((p.returncode, p.stdout), (0, f"wrote {path}\n"), p.stderr)
 
+    def test_help_examples_are_one_command_a_line(self):
+        for sub in ("run", "ab", "sweep", "list", "report"):
+            p = lockswap(sub, "--help")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for line in p.stdout.splitlines():
+                self.assertLessEqual(line.count("lockswap "), 1, f"{sub} --help: {line}")
+        self.assertIn("--json-key throughput -- \\\n      build/bench/mutexbench --mode rwlock",
+                      lockswap("ab", "--help").stdout)
+
     def test_legend_keeps_mangled_names(self):
         from lockswap_cli.plot import legend_label
         self.assertFalse(legend_label("_ZN3foo3barEv").startswith("_"))
