@@ -21,10 +21,6 @@ def natural_int(text):
     return _number(text, int, 0, "a whole number >= 0")
 
 
-def positive_float(text):
-    return _number(text, float, 1e-9, "a number of seconds > 0")
-
-
 # A run of a benchmark takes seconds; a backend that makes it take more
 # than ten minutes is a result in itself (it fails, and is listed), not a
 # reason to keep a person waiting for hours.

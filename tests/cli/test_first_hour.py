@@ -245,6 +245,15 @@ class OutputDetails(unittest.TestCase):
         self.assertEqual(len(header), len(set(header)), header)
         self.assertIn("json:seconds", header)
 
+    def test_runs_have_a_documented_default_timeout(self):
+        for flags, want in (((), 600), (("--timeout", "0"), None), (("--timeout", "2.5"), 2.5)):
+            prefix = os.path.join(self.tmp.name, "t")
+            p = lockswap("ab", "-b", "glibc", "-b", "futex", "--runs", "2", "--warmup", "0", "-q",
+                         *flags, "--out", prefix, "--", "true")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(prefix + ".json") as f:
+                self.assertEqual(json.load(f)["timeout"], want, flags)
+
     def test_wall_time_shows_its_unit(self):
         p = lockswap("ab", "-b", "glibc", "-b", "futex", "--runs", "2", "--warmup", "0", "-q",
                      "--", "true")
