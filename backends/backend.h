@@ -166,4 +166,10 @@ const struct ls_lock_ops *ls_backend_select(const char *name, char *err, size_t 
  * lock that fits: calls fn(name, about_wrapper_or_NULL, about, arg). */
 void ls_backend_each(void (*fn)(const char *name, const char *about, void *arg), void *arg);
 
+/* The name that says which lock really runs: a wrapper given without
+ * ":INNER" gets its default inner lock spelt out ("capacitor" ->
+ * "capacitor:tts"); any other name is copied as given.  Writes at most len
+ * bytes (always terminated); returns out. */
+char *ls_backend_full_name(const char *name, char *out, size_t len);
+
 #endif

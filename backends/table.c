@@ -76,6 +76,16 @@ const struct ls_lock_ops *ls_backend_select(const char *name, char *err, size_t 
 	return b->compose(inner);
 }
 
+char *ls_backend_full_name(const char *name, char *out, size_t len)
+{
+	const struct ls_lock_ops *b = strchr(name, ':') ? NULL : find(name, strlen(name));
+	if (b && b->compose && b->default_inner)
+		snprintf(out, len, "%s:%s", b->name, b->default_inner);
+	else
+		snprintf(out, len, "%s", name);
+	return out;
+}
+
 void ls_backend_each(void (*fn)(const char *name, const char *about, void *arg), void *arg)
 {
 	for (const struct ls_lock_ops *const *p = ls_backends, *b; (b = *p); p++) {

@@ -27,6 +27,7 @@
 #include "arms.h"
 #include "export.h"
 #include "init.h"
+#include "option_hints.h"
 #include "options.h"
 #include "version.h"
 
@@ -119,10 +120,22 @@ LS_EXPORT int lockswap_check_option(const char *var, const char *value, char *er
 	const char *name = strncmp(var, "LOCKSWAP_", 9) == 0 ? var + 9 : var;
 	const struct ls_option *o = ls_option_find(name);
 	if (!o) {
-		snprintf(err, errlen, "LOCKSWAP_%s: unknown variable", name);
+		const char *close = ls_option_closest(name, strlen(name));
+		if (close)
+			snprintf(err, errlen, "LOCKSWAP_%s: unknown variable; did you mean LOCKSWAP_%s?",
+			         name, close);
+		else
+			snprintf(err, errlen, "LOCKSWAP_%s: unknown variable", name);
 		return -1;
 	}
 	return ls_option_check(o, value, err, errlen) ? 0 : -1;
+}
+
+/* The full name of backend `name` ("capacitor" -> "capacitor:tts"): lets
+ * the CLI name the inner lock a wrapper given without ":INNER" runs. */
+LS_EXPORT const char *lockswap_backend_name(const char *name, char *buf, size_t len)
+{
+	return ls_backend_full_name(name, buf, len);
 }
 
 /* The name of the backend serving this process ("glibc" after a bad

@@ -141,11 +141,23 @@ static size_t print_arm(char *line, size_t len)
 	return n < len ? n : len - 1;
 }
 
+/* " (ABOUT)\n" with a wrapper's "INNER" replaced by the inner lock that
+ * runs (ls_active_name is "capacitor:tts" even when "capacitor" was given). */
+static size_t about_with_inner(char *out, size_t len, const char *about)
+{
+	const char *colon = strchr(ls_active_name, ':');
+	const char *mark = colon ? strstr(about, "INNER") : NULL;
+	int n = mark ? snprintf(out, len, " (%.*s%s%s)\n", (int)(mark - about), about, colon + 1,
+	                        mark + 5)
+	             : snprintf(out, len, " (%s)\n", about);
+	return n < 0 ? 0 : (size_t)n;
+}
+
 static void print_config(const struct ls_lock_ops *b)
 {
 	char line[4096];
 	size_t n = (size_t)snprintf(line, sizeof line, "lockswap %s: backend=%s", LS_VERSION,
-	                            ls_option_value(ls_option_find("BACKEND")));
+	                            ls_active_name);
 	for (size_t i = 0; i < ls_options_count && n < sizeof line; i++) {
 		const struct ls_option *o = &ls_options[i];
 		if (o->kind == LS_OPT_BACKEND)
@@ -153,7 +165,7 @@ static void print_config(const struct ls_lock_ops *b)
 		n += (size_t)snprintf(line + n, sizeof line - n, " %s=%s", o->name, ls_option_value(o));
 	}
 	if (n < sizeof line)
-		n += (size_t)snprintf(line + n, sizeof line - n, " (%s)\n", b->about);
+		n += about_with_inner(line + n, sizeof line - n, b->about);
 	if (n >= sizeof line - 1)
 		line[sizeof line - 2] = '\n', line[sizeof line - 1] = 0, n = sizeof line - 1;
 	/* The arm's lines come after the configuration they explain. */
@@ -163,7 +175,7 @@ static void print_config(const struct ls_lock_ops *b)
 
 const struct ls_lock_ops *ls_init(void)
 {
-	char err[LS_ERR_MAX], line[LS_ERR_MAX + 64];
+	char err[LS_ERR_MAX], line[LS_ERR_MAX + 128];
 	const char *missing = NULL;
 	const struct ls_lock_ops *b = NULL;
 
@@ -176,7 +188,10 @@ const struct ls_lock_ops *ls_init(void)
 		probe_cond_flags();
 	}
 	if (!ls_options_load(err, sizeof err)) {
-		snprintf(line, sizeof line, "lockswap: %s; running on glibc's own locks\n", err);
+		/* All or nothing (options.c): say so, or a user would look for
+		 * the statistics file a correct LOCKSWAP_STATS_FILE names. */
+		snprintf(line, sizeof line, "lockswap: %s; no LOCKSWAP_* setting applied, "
+		         "running on glibc's own locks\n", err);
 		report_once(line);
 		b = &ls_backend_glibc;
 		ls_rwlock_select(false);
@@ -185,13 +200,16 @@ const struct ls_lock_ops *ls_init(void)
 		b = ls_backend_select(ls_option_value(ls_option_find("BACKEND")), err, sizeof err);
 		if (!b) /* cannot happen: the option check selected it already */
 			b = &ls_backend_glibc;
-		if (atomic_load_explicit(&ls_opt_verbose, memory_order_relaxed))
-			print_config(b);
 	}
 	/* Same text from every racing initialiser, written before the
 	 * release below publishes it. */
-	snprintf(ls_active_name, sizeof ls_active_name, "%s",
-	         b == &ls_backend_glibc ? "glibc" : ls_option_value(ls_option_find("BACKEND")));
+	ls_backend_full_name(b == &ls_backend_glibc ? "glibc"
+	                                            : ls_option_value(ls_option_find("BACKEND")),
+	                     ls_active_name, sizeof ls_active_name);
+	/* After ls_active_name, which it prints; off after a bad option
+	 * (every target keeps its default). */
+	if (atomic_load_explicit(&ls_opt_verbose, memory_order_relaxed))
+		print_config(b);
 	configure_stats();
 	const struct ls_lock_ops *expected = NULL;
 	if (!atomic_compare_exchange_strong_explicit(&ls_active_backend, &expected, b,

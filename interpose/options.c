@@ -9,6 +9,7 @@
 
 #include "../backends/backend.h"
 #include "arms.h"
+#include "option_hints.h"
 #include "options_targets.h"
 
 _Atomic unsigned ls_opt_verbose;
@@ -125,6 +126,8 @@ static bool text_check(const struct ls_option *o, const char *v, char *why, size
 		return ls_arm_key_check(v, why, len);
 	if (strcmp(o->name, "STATS_PROM") == 0)
 		return prom_path_check(v, why, len);
+	if (strcmp(o->name, "STATS_SIGNAL") == 0)
+		return ls_signal_option_check(v, why, len);
 	return true;
 }
 
@@ -138,8 +141,8 @@ bool ls_option_check(const struct ls_option *o, const char *v, char *err, size_t
 			return true;
 		if (*o->choices && parse_choice(o->choices, v) == 0)
 			return true;
-		snprintf(why, sizeof why, "not a whole number in %lu..%lu%s%s", o->min, o->max,
-		         *o->choices ? " or " : "", o->choices);
+		snprintf(why, sizeof why, "must be a whole number between %lu and %lu%s%s", o->min,
+		         o->max, *o->choices ? ", or " : "", o->choices);
 		break;
 	case LS_OPT_BOOL:
 		if (parse_bool(v) >= 0)
@@ -224,6 +227,13 @@ static bool check_unknown(char *err, size_t errlen)
 			        strncmp(ls_options[i].name, name, n) == 0;
 		if (known)
 			continue;
+		int shown = (int)(n > 40 ? 40 : n);
+		const char *close = ls_option_closest(name, n);
+		if (close) {
+			snprintf(err, errlen, PREFIX "%.*s: unknown variable; did you mean " PREFIX
+			         "%s? (`lockswap list` shows them all)", shown, name, close);
+			return false;
+		}
 		/* Room for the whole table (~500 characters) within LS_ERR_MAX;
 		 * should it grow past that, the list ends at a whole name. */
 		char list[LS_ERR_MAX - 100];
@@ -238,7 +248,7 @@ static bool check_unknown(char *err, size_t errlen)
 			}
 			used += (size_t)w;
 		}
-		snprintf(err, errlen, PREFIX "%.*s: unknown variable (known: %s)", (int)(n > 40 ? 40 : n), name, list);
+		snprintf(err, errlen, PREFIX "%.*s: unknown variable (known: %s)", shown, name, list);
 		return false;
 	}
 	return true;

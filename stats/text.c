@@ -268,6 +268,11 @@ void ls_stats_write_text(const struct ls_snap *s, struct ls_out *o, const char *
 	else
 		ls_out_printf(o, "mode summary (times and stacks sampled 1 in %u)", c->sample);
 	ls_out_printf(o, ", %s\n", elapsed);
+	/* A profiler is expected to observe, not replace: say which lock ran. */
+	if (strcmp(ls_stats_backend_name(), "glibc") != 0)
+		ls_out_printf(o, "  locks served by lockswap's %s, not the program's own (glibc's); "
+		              "LOCKSWAP_BACKEND=glibc observes glibc's locks unchanged\n",
+		              ls_stats_backend_name());
 	ls_stats_write_arm_text(o);
 	ls_out_printf(o, "  %u mutexes, %u rwlocks and %u condvars used by %u threads (%u exited)",
 	              s->nmutex, s->nrwlock, s->ncond, s->threads_live + s->threads_exited,

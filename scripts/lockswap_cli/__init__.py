@@ -17,6 +17,10 @@ args carries the global flags too: args.lib (--lib PATH or None), args.script
 loaded liblockswap.so.
 """
 
+# The CLI's own version; the library reports its own (interpose/version.h),
+# and `lockswap --version` shows both when they differ.
+__version__ = "0.3.0"
+
 SUBCOMMANDS = (
     "run",
     "ab",

@@ -19,7 +19,7 @@ backend with fewer than 2 good runs gets no verdict.
   lockswap ab -b glibc -b futex --json-key throughput -- \\
       build/bench/mutexbench --threads 8 --json
   lockswap ab -b futex -b futex,SPIN=0 --runs 9 -- make -j2
-  lockswap ab -r glibc -r futex -r bravo --json-key throughput -- \
+  lockswap ab -r glibc -r futex -r bravo --json-key throughput -- \\
       build/bench/mutexbench --mode rwlock --read-pct 99 --threads 8 --json
 
 Exit status: 0 if every run succeeded, 1 if any failed, 2 for a usage error

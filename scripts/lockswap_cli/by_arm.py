@@ -23,6 +23,13 @@ def shorten(text, width=SITE_WIDTH):
 
 def measure_rows(measure, rows):
     f = measure.fmt
+    if measure.by_difference:  # "+0.412" and "[+0.301, +0.550]": arm - baseline
+        def diff(v):
+            return "-" if v is None else f"{v:+.3f}"
+        return [(r["arm"], r["processes"], r["n"], f(r["median"]), f(r["min"]), f(r["max"]),
+                 diff(r.get("difference")) + (" (diff)" if r.get("difference") is not None else ""),
+                 "-" if r["ci_low"] is None else f"[{diff(r['ci_low'])}, {diff(r['ci_high'])}]",
+                 r["verdict"]) for r in rows]
     return [(r["arm"], r["processes"], r["n"], f(r["median"]), f(r["min"]), f(r["max"]),
              output.fmt_ratio(r["ratio"]), output.fmt_ci(r["ci_low"], r["ci_high"]),
              r["verdict"]) for r in rows]
@@ -74,7 +81,9 @@ class Comparison:
     def note(self):
         return ("One process is one sample: median over an arm's processes; ratio = arm median / "
                 f"{self.baseline} median, 95% bootstrap CI over processes; better/worse when it "
-                "excludes 1.0.")
+                "excludes 1.0.  Min share is compared by difference (arm median - "
+                f"{self.baseline} median, better/worse when its CI excludes 0): a ratio of "
+                "near-zero shares means nothing.")
 
     def render(self, table, title=lambda s: s + ":"):
         out = [self.heading(), ""]

@@ -11,11 +11,11 @@ The whole schedule is drawn before the first run and recorded as run.
 import os
 import signal
 import subprocess
-import sys
 import time
 
-from .metrics import MetricError, optional_key
-from .output import fmt_value
+from . import signals
+from .errors import ToolError
+from .metrics import MetricError, json_lines, optional_key
 from .settings import child_env
 
 STDERR_TAIL = 5
@@ -62,21 +62,27 @@ def execute(cmd, env, timeout=None):
     The program gets its own session, so a timeout kills it and its
     children; stdin is /dev/null."""
     start = time.monotonic()
+    proc, problem = None, None
     try:
-        proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
-    except OSError as e:
-        return None, "", "", time.monotonic() - start, f"cannot run: {e.strerror}"
-    problem = None
-    try:
+        try:
+            with signals.held():
+                proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        start_new_session=True,
+                                        preexec_fn=signals.unblock_in_child)
+        except OSError as e:
+            return None, "", "", time.monotonic() - start, f"cannot run: {e.strerror}"
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         problem = f"timeout after {timeout:g} s"
         _kill(proc)
         out, err = proc.communicate()
     except BaseException:
-        _kill(proc)
-        proc.wait()
+        # Ctrl-C, SIGTERM, SIGHUP (signals.Terminated): the program and
+        # its children end with lockswap.
+        if proc is not None:
+            _kill(proc)
+            proc.wait()
         raise
     seconds = time.monotonic() - start
     text = (out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
@@ -97,62 +103,6 @@ def exit_problem(code):
         except ValueError:
             return f"killed by signal {-code}"
     return f"exit {code}"
-
-
-class Progress:
-    """One line on stderr: rewritten in place on a terminal, one line per
-    run otherwise; the time left is the mean run time so far times the
-    runs left."""
-
-    def __init__(self, total, stream=None, quiet=False):
-        self.total, self.done, self.spent = total, 0, 0.0
-        self.stream = stream or sys.stderr
-        self.quiet = quiet
-        self.tty = self.stream.isatty()
-
-    def note(self, text):
-        if self.quiet:
-            return
-        if self.tty:
-            self.stream.write("\r\033[K")
-        self.stream.write(f"lockswap: {text}\n")
-        self.stream.flush()
-
-    def step(self, run):
-        self.done += 1
-        self.spent += run.seconds or 0.0
-        if self.quiet:
-            return
-        left = self.spent / self.done * (self.total - self.done)
-        where = f"{run.backend}" + (f" threads={run.group}" if run.group is not None else "")
-        kind = "warm-up" if run.warmup else "round"
-        shown = fmt_value(run.value) if run.ok else run.status
-        line = (f"[{self.done}/{self.total}] {kind} {run.round} {where}: {shown}; "
-                f"~{fmt_duration(left)} left")
-        if self.tty:
-            self.stream.write("\r\033[K" + line[:max(10, _columns() - 1)])
-            if self.done == self.total:
-                self.stream.write("\r\033[K")
-        else:
-            self.stream.write(f"lockswap: {line}\n")
-        self.stream.flush()
-
-
-def _columns():
-    try:
-        columns = os.get_terminal_size(sys.stderr.fileno()).columns
-    except OSError:
-        columns = 0
-    return columns if columns >= 20 else 80
-
-
-def fmt_duration(seconds):
-    seconds = int(round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
 
 
 class Campaign:
@@ -178,6 +128,7 @@ class Campaign:
                 run.value = self.metric.extract(out, run.seconds)
             except MetricError as e:
                 problem = f"metric not found: {e}"
+                run.found = found_in(out)
         run.status = problem or "ok"
         for key in self.extra_keys:
             value = optional_key(key, out)
@@ -186,8 +137,13 @@ class Campaign:
         return run
 
     def run_all(self, runs):
-        for run in runs:
+        first_round = len({r.backend for r in runs})
+        for i, run in enumerate(runs):
+            if self.progress:
+                self.progress.start(run)
             self.run_one(run)
+            if i + 1 == first_round:
+                self.stop_if_metric_missing(runs[:first_round])
             if self.progress:
                 if not run.ok:
                     where = f" threads={run.group}" if run.group is not None else ""
@@ -195,6 +151,44 @@ class Campaign:
                     self.progress.note(f"{kind} {run.round}, {run.backend}{where}: {run.status}")
                 self.progress.step(run)
         return runs
+
+
+    def stop_if_metric_missing(self, first):
+        """After the first round (the warm-up, if any): when no run printed
+        the metric, every later run would fail the same way; stop now and
+        say what the program did print."""
+        if not all(r.status.startswith("metric not found") for r in first):
+            return
+        found = sorted({k for r in first for k in getattr(r, "found", ())})
+        what = (f"--json-key {self.metric.json_key}" if self.metric.json_key else
+                f"--metric {self.metric.name}")
+        seen = (f"the JSON keys it printed: {', '.join(found)}" if found and self.metric.json_key
+                else f"the last line of its stdout: {found[0]!r}" if found
+                else "its stdout was empty")
+        raise ToolError(f"{what}: not in the output of any run of the first round "
+                        f"({len(first)} runs; stopped, nothing measured); {seen}")
+
+
+def found_in(out):
+    """What a run's stdout offers instead of the metric: the keys (dotted
+    for nested objects) of its JSON object lines, else its last line."""
+    keys = []
+    for obj in json_lines(out):
+        keys += dotted_keys(obj)
+    if keys:
+        return list(dict.fromkeys(keys))
+    lines = [l for l in out.splitlines() if l.strip()]
+    return [lines[-1][:80]] if lines else []
+
+
+def dotted_keys(obj, prefix=""):
+    out = []
+    for k, v in obj.items():
+        if isinstance(v, dict):
+            out += dotted_keys(v, f"{prefix}{k}.")
+        else:
+            out.append(f"{prefix}{k}")
+    return out
 
 
 def environments(lib_path, variants):

@@ -9,8 +9,12 @@ from .report import fmt_ns
 
 
 class Measure:
-    def __init__(self, key, name, lower_is_better, fmt):
+    """by_difference: compared by arm median - baseline median instead of
+    their ratio (a share near 0 makes any ratio huge and meaningless)."""
+
+    def __init__(self, key, name, lower_is_better, fmt, by_difference=False):
         self.key, self.name, self.lower_is_better, self.fmt = key, name, lower_is_better, fmt
+        self.by_difference = by_difference
 
     @property
     def label(self):
@@ -30,7 +34,10 @@ LOCK_MEASURES = (
     Measure("contended_share", "contended share", True, percent),
     Measure("p99_wait_ns", "p99 wait", True, fmt_ns),
     # significant digits here too: a starved thread's 0.0003 is not 0.000
-    Measure("min_share", "min share", False, lambda v: "-" if v is None else f"{v:.3g}"),
+    # by difference: a starved baseline's 0.0003 would turn 1.06 into a
+    # "ratio" of 3527 with a CI of [1.003, 3543.9], nothing a user can act on
+    Measure("min_share", "min share", False, lambda v: "-" if v is None else f"{v:.3g}",
+            by_difference=True),
 )
 
 
@@ -50,6 +57,8 @@ def compare(arms, baseline, measure, seed):
     groups = {a: [p.values[measure.key] for p in arms[a] if p.values.get(measure.key) is not None]
               for a in order}
     rows = stats.compare(groups, measure.lower_is_better, seed)
+    if measure.by_difference:
+        by_difference(rows, groups, measure.lower_is_better, seed)
     for row in rows:
         row["arm"] = row.pop("backend")
         row["processes"] = len(arms[row["arm"]])
@@ -57,6 +66,34 @@ def compare(arms, baseline, measure, seed):
             .replace("good runs", "processes").replace("good run", "process") \
             .replace("baseline runs", "baseline processes")
     return rows
+
+
+def by_difference(rows, groups, lower_is_better, seed):
+    """Replace each row's ratio by the difference of medians to the
+    baseline ("difference"), with its 95% bootstrap CI in ci_low/ci_high
+    and a verdict when the CI excludes 0."""
+    import numpy as np
+    seed = list(seed) if isinstance(seed, (tuple, list)) else [seed]
+    labels = list(groups)
+    base = np.asarray(groups[labels[0]], dtype=float)
+    for i, row in enumerate(rows):
+        values = np.asarray(groups[labels[i]], dtype=float)
+        row["ratio"] = None
+        row["difference"] = (float(np.median(values) - np.median(base))
+                             if values.size and base.size else None)
+        if i == 0 or values.size < stats.MIN_RUNS or base.size < stats.MIN_RUNS:
+            continue  # the baseline, or stats.compare's "no verdict" stands
+        rng = np.random.default_rng(seed + [i])
+        mb = np.median(base[rng.integers(0, base.size, (stats.RESAMPLES, base.size))], axis=1)
+        mo = np.median(values[rng.integers(0, values.size, (stats.RESAMPLES, values.size))],
+                       axis=1)
+        tail = (1.0 - stats.LEVEL) / 2 * 100
+        low, high = np.percentile(mo - mb, [tail, 100 - tail])
+        row["ci_low"], row["ci_high"] = float(low), float(high)
+        if low > 0 or high < 0:
+            row["verdict"] = "slower" if (low > 0) == lower_is_better else "faster"
+        else:
+            row["verdict"] = stats.NO_DIFFERENCE
 
 
 def compare_all(arms, baseline, measure_list, seed):

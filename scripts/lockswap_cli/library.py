@@ -68,6 +68,7 @@ class Library:
         self.path = path
         try:
             dll = ctypes.CDLL(path)
+            self._dll = dll
             self._describe = dll.lockswap_describe
             self._check = dll.lockswap_check_option
         except (OSError, AttributeError) as e:
@@ -121,9 +122,21 @@ class Library:
         if self._check(var.encode(), value.encode(), err, _ERRLEN) == 0:
             return None
         msg = err.value.decode("utf-8", "replace")
-        if var not in self.options():
+        if var not in self.options() and "did you mean" not in msg:
             msg += f" (known: {', '.join(self.options())})"
         return msg
+
+    def backend_name(self, name):
+        """The full name of backend `name`: a wrapper given without :INNER
+        gets the inner lock it really runs ("capacitor" -> "capacitor:tts");
+        the name itself from a library without lockswap_backend_name."""
+        fn = getattr(self._dll, "lockswap_backend_name", None)
+        if fn is None:
+            return name
+        fn.restype = ctypes.c_char_p
+        fn.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+        buf = ctypes.create_string_buffer(128)
+        return fn(name.encode(), buf, 128).decode("utf-8", "replace")
 
     @property
     def has_arms(self):

@@ -36,7 +36,22 @@ def option_range(opt):
     return ""
 
 
-def render(desc, path, width=None):
+def about(backend):
+    """A wrapper's description with "INNER" replaced by its inner lock."""
+    text, name = backend.get("about", ""), backend["name"]
+    return text.replace("INNER", name.split(":", 1)[1]) if ":" in name else text
+
+
+def defaults_line(desc, full_name):
+    """"capacitor = capacitor:tts, ..." for the wrappers, from the library."""
+    wrappers = dict.fromkeys(b["name"].split(":")[0] for b in desc.get("backends", [])
+                             if ":" in b["name"])
+    pairs = [f"{w} = {full_name(w)}" for w in wrappers if full_name(w) != w]
+    return ("A wrapper given without :INNER runs its default inner lock: " + ", ".join(pairs)
+            + ".") if pairs else ""
+
+
+def render(desc, path, width=None, full_name=None):
     width = width or min(shutil.get_terminal_size((100, 24)).columns, 100)
     lines = [f"lockswap {desc.get('version', '?')}  ({path})", "",
              "Backends (-b NAME, or LOCKSWAP_BACKEND=NAME):"]
@@ -44,8 +59,11 @@ def render(desc, path, width=None):
     w = max((len(b["name"]) for b in backends), default=0)
     for b in backends:
         head = f"  {b['name']:<{w}}  "
-        lines += textwrap.wrap(b.get("about", ""), width, initial_indent=head,
+        lines += textwrap.wrap(about(b), width, initial_indent=head,
                                subsequent_indent=" " * len(head)) or [head.rstrip()]
+    note = defaults_line(desc, full_name) if full_name else ""
+    if note:
+        lines += textwrap.wrap(note, width, initial_indent="  ", subsequent_indent="  ")
     rw = desc.get("rwlock_backends", [])
     if rw:
         lines += ["", "Rwlock backends (-r NAME, or LOCKSWAP_RWLOCK=NAME):"]
@@ -74,5 +92,5 @@ def main(args):
     elif args.names:
         print("\n".join(lib.backends()))
     else:
-        print(render(lib.describe(), lib.path))
+        print(render(lib.describe(), lib.path, full_name=lib.backend_name))
     return 0

@@ -9,7 +9,7 @@ import argparse
 import importlib
 import sys
 
-from . import SUBCOMMANDS, library
+from . import SUBCOMMANDS, __version__, library, signals
 from .errors import ToolError, UsageError
 
 
@@ -44,7 +44,7 @@ def build_parser(modules):
                      help="liblockswap.so to use (default: the one of this source "
                           "tree or installation)")
     top.add_argument("--version", action=VersionAction,
-                     help="print the library's version and exit")
+                     help="print the version (and the library's, if it differs) and exit")
     top.add_argument("--help-env", action="store_true",
                      help="same as `lockswap list`")
     subs = top.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=Parser)
@@ -91,12 +91,16 @@ def parse(argv, script=None):
 
 def main(argv=None, script=None):
     argv = sys.argv[1:] if argv is None else argv
+    signals.install()
     try:
         inherited = library.take_environment()
         args, mod = parse(argv, script)
         args.inherited = inherited
         if getattr(args, "show_version", False):
-            print(f"lockswap {library.open_library(args).version}")
+            lib = library.open_library(args)
+            mine = f"lockswap {__version__}"
+            print(mine if lib.version == __version__ else
+                  f"{mine} (library {lib.version}: {lib.path})")
             return 0
         if mod is None:
             raise UsageError("no command given (see `lockswap --help`)")
@@ -108,6 +112,10 @@ def main(argv=None, script=None):
     except KeyboardInterrupt:
         print("lockswap: interrupted", file=sys.stderr)
         return 130
+    except signals.Terminated as e:
+        print(f"lockswap: terminated by {e.name}; the measured program was stopped too",
+              file=sys.stderr)
+        return e.status
     except BrokenPipeError:
         sys.stderr.close()
         return 1

@@ -10,6 +10,7 @@ import shlex
 from . import campaign, metrics, output, settings
 from .errors import UsageError
 from .library import open_library
+from .progress import Progress
 
 
 def positive_int(text):
@@ -20,8 +21,16 @@ def natural_int(text):
     return _number(text, int, 0, "a whole number >= 0")
 
 
-def positive_float(text):
-    return _number(text, float, 1e-9, "a number of seconds > 0")
+# A run of a benchmark takes seconds; a backend that makes it take more
+# than ten minutes is a result in itself (it fails, and is listed), not a
+# reason to keep a person waiting for hours.
+DEFAULT_TIMEOUT = 600
+
+
+def timeout_seconds(text):
+    """--timeout: seconds > 0, or 0 for no limit (None)."""
+    value = _number(text, float, 0, "a number of seconds >= 0 (0 = no limit)")
+    return value or None
 
 
 def _number(text, kind, least, what):
@@ -43,8 +52,9 @@ def add_arguments(parser, runs, warmup):
     g.add_argument("--seed", type=natural_int, metavar="S",
                    help="seed of the run order and of the bootstrap (default: random, "
                         "printed, so a run can be repeated)")
-    g.add_argument("--timeout", type=positive_float, metavar="SEC",
-                   help="a run taking longer is killed (with its children) and counts as failed")
+    g.add_argument("--timeout", type=timeout_seconds, default=DEFAULT_TIMEOUT, metavar="SEC",
+                   help="a run taking longer is killed (with its children) and counts as "
+                        f"failed (default {DEFAULT_TIMEOUT} s; 0 = no limit)")
     g.add_argument("--out", metavar="PREFIX",
                    help="also write PREFIX.md, PREFIX.csv and PREFIX.json (folders are created)")
     g.add_argument("--extra-key", dest="extra_keys", action="append", default=[], metavar="KEY",
@@ -84,7 +94,8 @@ class Measurement:
     def execute(self):
         runs = campaign.plan(self.groups, self.variants, self.args.runs, self.args.warmup,
                              random.Random(self.seed))
-        progress = campaign.Progress(len(runs), quiet=self.args.quiet)
+        progress = Progress(len(runs), quiet=self.args.quiet, runs=runs,
+                            timeout=self.args.timeout)
         self.started = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
         before = os.getloadavg()[0]
         campaign.Campaign(self.commands, self.envs, self.metric, self.args.timeout,
@@ -105,6 +116,7 @@ class Measurement:
         rows = stats.compare({l: self.good(runs, group, l) for l in self.labels},
                              self.metric.lower_is_better, (self.seed, gi))
         for row in rows:
+            row["unit"] = self.metric.unit.strip()
             row["failed"] = sum(1 for r in runs if not r.warmup and not r.ok
                                 and r.group == group and r.backend == row["backend"])
         return rows

@@ -143,6 +143,19 @@ class Metric:
         """Short: the name and which way is better (plot axes, tables)."""
         return f"{self.name} ({'lower' if self.lower_is_better else 'higher'} is better)"
 
+    @property
+    def unit(self):
+        """" s" for wall-clock seconds, else "" (the program's own number)."""
+        return " s" if self.wall_time else ""
+
+    @property
+    def plot_suffix(self):
+        """File suffix of the metric-vs-threads plot: -throughput.png only
+        for a higher-is-better metric; -seconds.png for wall time."""
+        if self.wall_time:
+            return "-seconds.png"
+        return "-metric.png" if self.lower_is_better else "-throughput.png"
+
     def to_json(self):
         return {"kind": "regex" if self.regex is not None else
                 "json-key" if self.json_key is not None else "wall-time",

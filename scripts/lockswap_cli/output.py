@@ -48,8 +48,11 @@ SUMMARY_LEFT = (0, 8)
 
 def summary_rows(rows):
     """Rows of the per-backend table from Measurement.summarize rows."""
-    return [(r["backend"], r["n"], r["failed"], fmt_value(r["median"]),
-             fmt_value(r["min"]), fmt_value(r["max"]), fmt_ratio(r["ratio"]),
+    def v(x, unit):  # "0.1268 s" for wall time: a bare number hides the unit
+        return fmt_value(x) + (f" {unit}" if unit and x is not None else "")
+    return [(r["backend"], r["n"], r["failed"], v(r["median"], r.get("unit", "")),
+             v(r["min"], r.get("unit", "")), v(r["max"], r.get("unit", "")),
+             fmt_ratio(r["ratio"]),
              fmt_ci(r["ci_low"], r["ci_high"]), r["verdict"]) for r in rows]
 
 
@@ -87,10 +90,20 @@ def write_json(path, obj):
     return path
 
 
+def unique_columns(columns):
+    """A column named twice (an --extra-key seconds beside the run's own
+    seconds) gets "json:" before its later occurrences."""
+    seen, out = set(), []
+    for c in columns:
+        out.append(f"json:{c}" if c in seen else c)
+        seen.add(c)
+    return out
+
+
 def write_csv(path, columns, rows):
     with _open(path) as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(columns)
+        w.writerow(unique_columns(columns))
         for r in rows:
             w.writerow(["" if c is None else c for c in r])
     return path

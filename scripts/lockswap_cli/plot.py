@@ -43,7 +43,7 @@ def lines(path, series, title, ylabel, xlabel="threads", note=None):
         ys = [p[1] for p in pts]
         err = [[y - p[2] for y, p in zip(ys, pts)], [p[3] - y for y, p in zip(ys, pts)]]
         ax.errorbar(xs, ys, yerr=err, marker=MARKERS[i % len(MARKERS)], markersize=4, capsize=3,
-                    color=colours[i % len(colours)], label=label)
+                    color=colours[i % len(colours)], label=legend_label(label))
     ax.set_xscale("log", base=2)
     ticks = sorted(xs_all)
     ax.set_xticks(ticks)
@@ -63,6 +63,14 @@ def lines(path, series, title, ylabel, xlabel="threads", note=None):
         fig.text(0.01, 0.01, note, fontsize=7, color="0.4")
     fig.tight_layout(rect=(0, 0.03 if note else 0, 1, 1))
     return save(plt, fig, path)
+
+
+def legend_label(text):
+    """text as a legend entry: matplotlib hides entries whose label starts
+    with "_" (its mark for "no legend"), which C++ mangled names (_ZN...)
+    and many C symbols do; a leading space keeps them shown."""
+    text = str(text)
+    return " " + text if text.startswith("_") else text
 
 
 def save(plt, fig, path):

@@ -318,7 +318,8 @@ def plot(docs, path, top):
             hist = l["wait"]["hist"]
             xs = [max(1, 2 ** b) for b in range(len(hist))] + [2 ** len(hist)]
             ax.stairs(hist, xs, linestyle=styles[k % 2], color=f"C{i % 10}",
-                      label=f"{name}" + (f" ({'AB'[k]}: {doc['backend']})" if len(docs) > 1 else ""))
+                      label=plots.legend_label(
+                          f"{name}" + (f" ({'AB'[k]}: {doc['backend']})" if len(docs) > 1 else "")))
     ax.set_xscale("log")
     ax.set_xlabel("wait time (ns, log2 buckets)")
     ax.set_ylabel("sampled contended waits")
@@ -358,6 +359,9 @@ def main(args):
         write_pprof(args.pprof, docs[-1], args.holders)
     if args.plot:
         plot(docs, args.plot, args.top)
+    if args.folded or args.plot:  # a file was asked for, not the report
+        print("wrote " + ", ".join(p for p in (args.folded, args.plot) if p))
+        return 0
     if len(docs) == 2:
         print(compare(docs[0], docs[1], args.top))
         return 0

@@ -11,6 +11,7 @@ NAME,VAR=VALUE,... for a variant with its own settings).
 import os
 import shutil
 
+from . import preloadable
 from .errors import UsageError
 from .library import PREFIX
 
@@ -133,7 +134,23 @@ def check_variants(lib, args, variants):
         raise UsageError("choose rwlock backends with -r, not --set RWLOCK=... as well")
     for v in variants:
         v.values = check(lib, {**common, **v.settings})
+        name_inner(lib, v)
+    labels = [v.label for v in variants]
+    dup = sorted({l for l in labels if labels.count(l) > 1})
+    if dup:
+        raise UsageError(f"backend given twice: {', '.join(dup)}")
     return variants
+
+
+def name_inner(lib, variant):
+    """A wrapper given without :INNER ("capacitor") is labelled with the
+    inner lock it runs ("capacitor:tts"), so no table hides it."""
+    if PREFIX + "BACKEND" not in variant.settings:
+        return
+    full = lib.backend_name(variant.backend)
+    if full != variant.backend:
+        variant.label = variant.label.replace(variant.backend, full, 1)
+        variant.backend = full
 
 
 def child_env(lib_path, values, base=None):
@@ -154,9 +171,13 @@ def resolve_command(cmd, env):
         raise UsageError("no command to run: give it after `--`")
     prog = cmd[0]
     if "/" in prog:
-        ok = os.path.isfile(prog) and os.access(prog, os.X_OK)
+        path = prog if os.path.isfile(prog) and os.access(prog, os.X_OK) else None
     else:
-        ok = shutil.which(prog, path=env.get("PATH", os.defpath)) is not None
-    if not ok:
+        path = shutil.which(prog, path=env.get("PATH", os.defpath))
+    if path is None:
         raise UsageError(f"command not found or not executable: {prog}")
+    library = env.get("LD_PRELOAD", "").split(":")[0]
+    why = preloadable.problem(path, library)
+    if why:
+        raise UsageError(f"{prog} {why} (nothing ran)")
     return cmd

@@ -11,7 +11,8 @@ under every backend, --runs rounds (each round in a freshly shuffled order).
 Prints a table of medians (rows: threads, columns: backends) and the ratio
 of each backend's median to the first backend's, with its 95% bootstrap CI
 and verdict.  With --out, also writes PREFIX.csv, PREFIX.json, PREFIX.md,
-PREFIX-throughput.png (the metric against threads) and, when the runs print
+PREFIX-throughput.png (the metric against threads; -seconds.png for wall
+time, -metric.png for another lower-is-better metric) and, when the runs print
 the --fairness-key in their JSON output, PREFIX-fairness.png and
 PREFIX-frontier.png (fairness against speed, a point per backend).
 
@@ -143,7 +144,7 @@ def write(plan, prefix, runs, grid, fair):
              output.write_json(prefix + ".json", plan.to_json(runs, {"threads": plan.groups,
                                                                      "summary": summary}))]
     note = f"{plan.command_text()}  (median of {plan.args.runs} runs; bars: min..max)"
-    paths.append(plot.lines(prefix + "-throughput.png", points(plan, runs),
+    paths.append(plot.lines(prefix + plan.metric.plot_suffix, points(plan, runs),
                             f"{plan.metric.name} vs threads", plan.metric.label, note=note))
     if fair:
         paths.append(plot.lines(prefix + "-fairness.png", fair, f"{key} vs threads", key,

@@ -140,7 +140,7 @@ BAD_LISTS = [
     ("glibc;", "arm 2 (''): empty arm"),
     ("nosuch", "arm 1 ('nosuch'): unknown backend"),
     ("futex; capacitor:nosuch", "arm 2 ('capacitor:nosuch')"),
-    ("futex BYPASS=0", "LOCKSWAP_BYPASS='0': not a whole number in 1..16384"),
+    ("futex BYPASS=0", "LOCKSWAP_BYPASS='0': must be a whole number between 1 and 16384"),
     ("futex bypass=8", "unknown option 'bypass'"),
     ("futex weight=0", "weight='0'"),
     ("futex weight=x", "weight='x'"),

@@ -4,7 +4,10 @@
 #   - its variables table lists every option of the library's table, with
 #     the library's default, and nothing the library does not know;
 #   - every backend family the library lists is in the backends table;
-#   - every docs/ file the README links to exists.
+#   - every docs/ file the README links to exists;
+#   - the command blocks of the README and docs/cli.md marked runnable run,
+#     the transcripts print what they show, every lockswap flag they name
+#     exists (tests/docs/runnable.py).
 set -u
 . "$(dirname "$0")/../lib.sh"
 readme=$ROOT/README.md
@@ -48,4 +51,11 @@ done
 for doc in $(grep -oE '\(docs/[^)]+\)' "$readme" | tr -d '()' | sort -u); do
 	[ -f "$ROOT/$doc" ] && ok "README link $doc exists" || fail "README links to missing $doc"
 done
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) ok "${line#ok - }" ;;
+	"FAIL - "*) fail "${line#FAIL - }" ;;
+	*) echo "$line" ;;
+	esac
+done < <(/usr/bin/python3 "$ROOT/tests/docs/runnable.py" "$ROOT" 2>&1)
 finish docs

@@ -120,10 +120,15 @@ bad_config() {
 	fi
 }
 bad_config "unknown backend" "LOCKSWAP_BACKEND='nosuch': unknown backend (accepted: glibc, futex" LOCKSWAP_BACKEND=nosuch
-bad_config "non-number spin" "LOCKSWAP_SPIN='12x': not a whole number" LOCKSWAP_SPIN=12x
-bad_config "spin out of range" "LOCKSWAP_SPIN='99999999': not a whole number in 0..1000000" LOCKSWAP_SPIN=99999999
+bad_config "non-number spin" "LOCKSWAP_SPIN='12x': must be a whole number" LOCKSWAP_SPIN=12x
+bad_config "spin out of range" "LOCKSWAP_SPIN='99999999': must be a whole number between 0 and 1000000" LOCKSWAP_SPIN=99999999
+bad_config "bypass 0" "LOCKSWAP_BYPASS='0': must be a whole number between 1 and 16384" LOCKSWAP_BYPASS=0
 bad_config "bad boolean" "LOCKSWAP_VERBOSE='maybe': not a boolean" LOCKSWAP_VERBOSE=maybe
-bad_config "misspelt variable" "LOCKSWAP_BACKNED: unknown variable (known: LOCKSWAP_BACKEND" LOCKSWAP_BACKNED=futex
+bad_config "misspelt variable" "LOCKSWAP_BACKNED: unknown variable; did you mean LOCKSWAP_BACKEND?" LOCKSWAP_BACKNED=futex
+bad_config "far from every name" "LOCKSWAP_XYZZY: unknown variable (known: LOCKSWAP_BACKEND" LOCKSWAP_XYZZY=1
+bad_config "a typo discards every setting, and says so" "did you mean LOCKSWAP_BYPASS?.*no LOCKSWAP_\* setting applied, running on glibc's own locks" LOCKSWAP_BYPAS=8 LOCKSWAP_STATS=summary
+bad_config "uncatchable stats signal" "LOCKSWAP_STATS_SIGNAL='KILL': signal 9 (KILL) cannot be caught" LOCKSWAP_STATS_SIGNAL=KILL LOCKSWAP_STATS=summary
+bad_config "unknown stats signal" "LOCKSWAP_STATS_SIGNAL='FOO': not a signal name or number" LOCKSWAP_STATS_SIGNAL=FOO
 bad_config "wrapper on a non-wrapper" "does not wrap another lock" LOCKSWAP_BACKEND=futex:glibc
 
 # Verbose: the configuration goes to stderr, stdout is the program's own.

@@ -12,6 +12,7 @@
 
 #include "../../interpose/options.c"
 #include "../../interpose/arms.c"
+#include "../../interpose/option_hints.c"
 
 static char err[LS_ERR_MAX];
 
@@ -26,7 +27,10 @@ static void uint_values(void **state)
 	assert_true(check("SPIN", "0"));
 	assert_true(check("SPIN", "1000000"));
 	assert_false(check("SPIN", "1000001"));
-	assert_string_equal(err, "LOCKSWAP_SPIN='1000001': not a whole number in 0..1000000 or adaptive");
+	assert_string_equal(err, "LOCKSWAP_SPIN='1000001': must be a whole number between 0 and 1000000, or adaptive");
+	/* 0 is a whole number: the message names the range, not the kind. */
+	assert_false(check("BYPASS", "0"));
+	assert_string_equal(err, "LOCKSWAP_BYPASS='0': must be a whole number between 1 and 16384");
 	assert_false(check("SPIN", ""));
 	assert_false(check("SPIN", "-1"));
 	assert_false(check("SPIN", "12x"));
@@ -64,10 +68,58 @@ static void load_is_all_or_nothing(void **state)
 	unsetenv("LOCKSWAP_VERBOSE");
 	setenv("LOCKSWAP_SPNI", "5", 1);
 	assert_false(ls_options_load(err, sizeof err));
-	assert_non_null(strstr(err, "LOCKSWAP_SPNI: unknown variable (known: LOCKSWAP_BACKEND"));
+	assert_string_equal(err, "LOCKSWAP_SPNI: unknown variable; did you mean LOCKSWAP_SPIN? "
+	                         "(`lockswap list` shows them all)");
 	unsetenv("LOCKSWAP_SPNI");
 	unsetenv("LOCKSWAP_SPIN");
 	assert_true(ls_options_load(err, sizeof err));
+}
+
+static void unknown_names_get_the_closest(void **state)
+{
+	static const struct { const char *typo, *want; } cases[] = {
+		{ "BYPAS", "BYPASS" }, { "BYPASSS", "BYPASS" }, { "BAKCEND", "BACKEND" },
+		{ "STATS_FIEL", "STATS_FILE" }, { "STAT", "STATS" }, { "RWLOK", "RWLOCK" },
+		{ "XYZZY", NULL }, { "X", NULL }, { "STATS_EVERYTHING", NULL },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *got = ls_option_closest(cases[i].typo, strlen(cases[i].typo));
+		if (cases[i].want == NULL ? got != NULL : (got == NULL || strcmp(got, cases[i].want)))
+			fail_msg("%s: closest %s, want %s", cases[i].typo, got ? got : "(none)",
+			         cases[i].want ? cases[i].want : "(none)");
+	}
+	/* Far from every name: the whole list, as before. */
+	setenv("LOCKSWAP_XYZZY", "1", 1);
+	assert_false(ls_options_load(err, sizeof err));
+	assert_non_null(strstr(err, "LOCKSWAP_XYZZY: unknown variable (known: LOCKSWAP_BACKEND"));
+	unsetenv("LOCKSWAP_XYZZY");
+	/* A typo discards every setting: the other values keep their defaults. */
+	setenv("LOCKSWAP_BYPAS", "8", 1);
+	setenv("LOCKSWAP_SPIN", "7", 1);
+	assert_false(ls_options_load(err, sizeof err));
+	assert_non_null(strstr(err, "did you mean LOCKSWAP_BYPASS?"));
+	assert_int_equal(atomic_load(&ls_spin_limit), LS_SPIN_ADAPTIVE);
+	unsetenv("LOCKSWAP_BYPAS");
+	unsetenv("LOCKSWAP_SPIN");
+}
+
+static void stats_signal_values(void **state)
+{
+	static const char *const good[] = { "", "USR2", "SIGUSR2", "12", "HUP", "34" };
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+		if (!check("STATS_SIGNAL", good[i]))
+			fail_msg("STATS_SIGNAL='%s' refused: %s", good[i], err);
+	assert_false(check("STATS_SIGNAL", "FOO"));
+	assert_non_null(strstr(err, "LOCKSWAP_STATS_SIGNAL='FOO': not a signal name or number"));
+	static const char *const uncatchable[] = { "KILL", "SIGKILL", "9", "STOP", "SIGSTOP", "19" };
+	for (size_t i = 0; i < sizeof uncatchable / sizeof uncatchable[0]; i++) {
+		assert_false(check("STATS_SIGNAL", uncatchable[i]));
+		assert_non_null(strstr(err, "cannot be caught"));
+		assert_non_null(strstr(err, uncatchable[i]));
+	}
+	assert_false(check("STATS_SIGNAL", "0"));
+	assert_false(check("STATS_SIGNAL", "100000"));
+	assert_false(check("STATS_SIGNAL", "12x"));
 }
 
 static void every_option_default_is_valid(void **state)
@@ -174,6 +226,8 @@ int main(void)
 		cmocka_unit_test(bool_values),
 		cmocka_unit_test(backend_values),
 		cmocka_unit_test(load_is_all_or_nothing),
+		cmocka_unit_test(unknown_names_get_the_closest),
+		cmocka_unit_test(stats_signal_values),
 		cmocka_unit_test(every_option_default_is_valid),
 		cmocka_unit_test(arm_settings_win),
 		cmocka_unit_test(prom_needs_stats),

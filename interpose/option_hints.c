@@ -1,0 +1,104 @@
+#include "option_hints.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "options.h"
+
+/* Edit distance counting a swap of two neighbours as one edit ("optimal
+ * string alignment", Damerau's variant of Levenshtein's), with three rows
+ * on the stack; names are short (the longest option has 16 characters, a
+ * typo longer than 40 gets no hint). */
+#define HINT_NAME_MAX 40
+
+static size_t min2(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb)
+{
+	size_t rows[3][HINT_NAME_MAX + 1];
+	size_t *before = rows[0], *prev = rows[1], *cur = rows[2];
+	for (size_t j = 0; j <= nb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= na; i++) {
+		cur[0] = i;
+		for (size_t j = 1; j <= nb; j++) {
+			size_t d = min2(prev[j - 1] + (a[i - 1] != b[j - 1]),
+			                min2(prev[j] + 1, cur[j - 1] + 1));
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+				d = min2(d, before[j - 2] + 1);
+			cur[j] = d;
+		}
+		size_t *t = before;
+		before = prev, prev = cur, cur = t;
+	}
+	return prev[nb];
+}
+
+const char *ls_option_closest(const char *name, size_t n)
+{
+	if (n > HINT_NAME_MAX)
+		return NULL;
+	const char *best = NULL;
+	size_t best_d = (size_t)-1;
+	for (size_t i = 0; i < ls_options_count; i++) {
+		size_t len = strlen(ls_options[i].name);
+		if (len > HINT_NAME_MAX)
+			continue;
+		size_t d = edit_distance(name, n, ls_options[i].name, len);
+		if (d < best_d)
+			best_d = d, best = ls_options[i].name;
+	}
+	/* A typo: at most 2 edits, and fewer than a third of the name, so that
+	 * "LOCKSWAP_X" is not "corrected" to an unrelated short name. */
+	return best && best_d <= 2 && best_d * 3 < n ? best : NULL;
+}
+
+/* The names the statistics' signal parser knows (stats/table.c), minus
+ * the two signals that cannot be caught. */
+static const struct { const char *name; int sig; } signal_names[] = {
+	{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "USR1", SIGUSR1 },
+	{ "USR2", SIGUSR2 }, { "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM },
+	{ "CHLD", SIGCHLD }, { "CONT", SIGCONT }, { "TSTP", SIGTSTP }, { "TTIN", SIGTTIN },
+	{ "TTOU", SIGTTOU }, { "URG", SIGURG }, { "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ },
+	{ "VTALRM", SIGVTALRM }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH }, { "IO", SIGIO },
+	{ "PWR", SIGPWR }, { "SYS", SIGSYS },
+};
+
+bool ls_signal_option_check(const char *v, char *why, size_t len)
+{
+	if (!*v)
+		return true;
+	int sig = -1;
+	if (*v >= '0' && *v <= '9') {
+		int n = 0;
+		const char *p = v;
+		for (; *p >= '0' && *p <= '9' && n < 1000; p++)
+			n = n * 10 + (*p - '0');
+		if (*p == 0 && n > 0 && n <= SIGRTMAX)
+			sig = n;
+	} else {
+		const char *s = strncmp(v, "SIG", 3) == 0 ? v + 3 : v;
+		if (strcmp(s, "KILL") == 0)
+			sig = SIGKILL;
+		else if (strcmp(s, "STOP") == 0)
+			sig = SIGSTOP;
+		for (size_t i = 0; sig < 0 && i < sizeof signal_names / sizeof signal_names[0]; i++)
+			if (strcmp(s, signal_names[i].name) == 0)
+				sig = signal_names[i].sig;
+	}
+	if (sig == SIGKILL || sig == SIGSTOP) {
+		snprintf(why, len, "signal %d (%s) cannot be caught, so it cannot trigger a dump; "
+		         "choose another, e.g. USR2", sig, sig == SIGKILL ? "KILL" : "STOP");
+		return false;
+	}
+	if (sig < 0) {
+		snprintf(why, len, "not a signal name or number (accepted: a name such as USR2 or "
+		         "SIGUSR2, or a number in 1..%d)", SIGRTMAX);
+		return false;
+	}
+	return true;
+}
