@@ -75,7 +75,14 @@ enum { LS_REC_MUTEX = 1, LS_REC_COND = 2, LS_REC_RWLOCK = 3 };
 struct ls_stats_obj {
 	void *addr;
 	_Atomic uint32_t *slot; /* a free word of the object that keeps its record id;
-	                           NULL: the bytes are all glibc's, look up by address */
+	                           NULL: the bytes are all glibc's, look up by address.
+	                           The word after it (slot[1], zero at init) is free too:
+	                           the holder word, the serial of the thread that
+	                           acquired the object last (an rwlock: for writing).
+	                           It is written by the acquirer only when the holder
+	                           changes, on the object's own cache line, which the
+	                           acquisition itself just wrote: no other line is
+	                           written inside the critical section. */
 	int32_t kind;           /* mutex: glibc's __kind (< 0 destroyed); condvar: flags word;
 	                           rwlock: __flags | LS_STATS_RW_PSHARED */
 	uint8_t type;           /* LS_REC_* */
@@ -93,6 +100,7 @@ enum {
 struct ls_stats_call {
 	struct ls_stats_thread *t; /* NULL: this call is not recorded */
 	struct ls_stats_lock *asked; /* unlock: a waiter asked for our stack */
+	_Atomic uint32_t *holder;    /* the holder word (slot[1]), NULL: the record's */
 	void *obj;
 	uintptr_t site, hsite;
 	uint64_t t0;                 /* lock: hold sample start; wait: start */
