@@ -4,10 +4,17 @@
  * fairness sums, and the slots ranked for the summary.
  *
  * Fairness of a mutex, and of each mode of an rwlock (its read and its
- * write record), is over the threads that acquired it at least once:
- * min and max share of acquisitions, and Jain's index
- * J = (sum x)^2 / (n * sum x^2), 1 when every thread got the same number,
- * 1/n when one thread got them all.
+ * write record), is over the threads that competed for it: those with at
+ * least one contended acquisition or failed trylock in that mode, i.e.
+ * that found it held at least once and so wanted it while another thread
+ * had it.  A thread that only took the lock when nobody else wanted it (a
+ * setup thread's few acquisitions before the workers start) got all it
+ * asked for; counting it as a competitor would make its small demand look
+ * like starvation.  When no thread ever found the lock held there was no
+ * competition, and the fairness is over every thread that acquired it.
+ * Over those threads: min and max share of their acquisitions, and Jain's
+ * index J = (sum x)^2 / (n * sum x^2), 1 when every thread got the same
+ * number, 1/n when one thread got them all.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +43,17 @@ const struct ls_stats_exited_entry *ls_snap_exited_entry(const struct ls_stats_e
 	return lo < x->n && x->e[lo].slot == slot ? &x->e[lo] : NULL;
 }
 
+static void share_add(struct ls_snap_share *f, uint64_t a)
+{
+	if (!f->n || a < f->min)
+		f->min = a;
+	if (a > f->max)
+		f->max = a;
+	f->sum += a;
+	f->sumsq += (double)a * (double)a;
+	f->n++;
+}
+
 static void add_thread(struct ls_snap_lock *l, const uint64_t *c)
 {
 	for (int k = 0; k < LS_C_N; k++)
@@ -43,12 +61,19 @@ static void add_thread(struct ls_snap_lock *l, const uint64_t *c)
 	uint64_t a = c[LS_C_ACQ];
 	if (l->type == LS_REC_COND || !a)
 		return;
-	if (!l->nthreads || a < l->share_min)
-		l->share_min = a;
-	if (a > l->share_max)
-		l->share_max = a;
-	l->share_sumsq += (double)a * (double)a;
-	l->nthreads++;
+	share_add(&l->all, a);
+	if (c[LS_C_CONTENDED] || c[LS_C_TRYFAIL])
+		share_add(&l->competing, a);
+}
+
+const struct ls_snap_share *ls_snap_fairness(const struct ls_snap_lock *l)
+{
+	return l->competing.n ? &l->competing : &l->all;
+}
+
+double ls_snap_share(const struct ls_snap_share *f, uint64_t a)
+{
+	return f->n && f->sum ? (double)a / (double)f->sum : 0;
 }
 
 uint64_t ls_snap_waits(const struct ls_snap *s, uint32_t slot)
@@ -62,10 +87,11 @@ uint64_t ls_snap_waits(const struct ls_snap *s, uint32_t slot)
 
 double ls_stats_jain(const struct ls_snap_lock *l)
 {
-	if (!l->nthreads || l->share_sumsq <= 0)
+	const struct ls_snap_share *f = ls_snap_fairness(l);
+	if (!f->n || f->sumsq <= 0)
 		return 0;
-	double sum = (double)l->c[LS_C_ACQ];
-	return sum * sum / ((double)l->nthreads * l->share_sumsq);
+	double sum = (double)f->sum;
+	return sum * sum / ((double)f->n * f->sumsq);
 }
 
 double ls_stats_percentile(const struct ls_stats_timing *t, double q)

@@ -293,10 +293,11 @@ static void acquisitions(struct ls_out *o, const struct ls_snap *s, uint32_t slo
 		key_u64(o, "owner_changes", l->c[LS_C_HANDOFF]);
 	timing(o, "wait", &r->wait, ls_snap_waits(s, slot));
 	timing(o, "hold", &r->hold, l->c[LS_C_ACQ]);
-	double acq = (double)l->c[LS_C_ACQ];
-	ls_out_printf(o, ",\"fairness\":{\"threads\":%u", l->nthreads);
-	key_num(o, "min_share", l->nthreads && acq > 0 ? (double)l->share_min / acq : 0);
-	key_num(o, "max_share", l->nthreads && acq > 0 ? (double)l->share_max / acq : 0);
+	const struct ls_snap_share *f = ls_snap_fairness(l);
+	ls_out_printf(o, ",\"fairness\":{\"threads\":%u", f->n);
+	ls_out_printf(o, ",\"over\":\"%s\"", l->competing.n ? "competing" : "all");
+	key_num(o, "min_share", ls_snap_share(f, f->min));
+	key_num(o, "max_share", ls_snap_share(f, f->max));
 	key_num(o, "jain", ls_stats_jain(l));
 	ls_out_put(o, "}");
 }

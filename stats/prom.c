@@ -291,21 +291,23 @@ bool ls_stats_write_prom(const struct ls_snap *s, struct ls_out *o)
 		if (acc[k].used)
 			histogram(o, "lockswap_lock_hold_seconds", common, k, acc[k].hold, acc[k].hold_ns);
 	help(o, "lockswap_lock_min_share_ratio", "gauge",
-	     "The least active thread's share of the acquisitions of the site's busiest mutex "
-	     "(1/threads when shares are equal).");
+	     "The least active competing thread's share of the acquisitions of the site's "
+	     "busiest mutex (1/threads when shares are equal; competing: found it held at "
+	     "least once, or every thread when none did).");
 	for (unsigned k = 0; k <= OTHER; k++) {
 		const struct ls_snap_lock *l = &s->lock[acc[k].busiest];
-		if (!acc[k].used || !l->nthreads || !l->c[LS_C_ACQ])
+		const struct ls_snap_share *f = ls_snap_fairness(l);
+		if (!acc[k].used || !f->n || !f->sum)
 			continue;
 		series_name(o, "lockswap_lock_min_share_ratio", "", common, k, NULL);
-		ls_out_printf(o, "%.6g\n", (double)l->share_min / (double)l->c[LS_C_ACQ]);
+		ls_out_printf(o, "%.6g\n", ls_snap_share(f, f->min));
 	}
 	help(o, "lockswap_lock_jain_index", "gauge",
-	     "Jain's fairness index of the per-thread acquisitions of the site's busiest mutex "
-	     "(1 = equal shares, 1/threads = one thread got all).");
+	     "Jain's fairness index of the per-thread acquisitions of the site's busiest mutex, "
+	     "over the competing threads (1 = equal shares, 1/threads = one thread got all).");
 	for (unsigned k = 0; k <= OTHER; k++) {
 		const struct ls_snap_lock *l = &s->lock[acc[k].busiest];
-		if (!acc[k].used || !l->nthreads || !l->c[LS_C_ACQ])
+		if (!acc[k].used || !ls_snap_fairness(l)->n)
 			continue;
 		series_name(o, "lockswap_lock_jain_index", "", common, k, NULL);
 		ls_out_printf(o, "%.6g\n", ls_stats_jain(l));

@@ -408,6 +408,33 @@ def test_rwlock_programs(rwlock):
         report(ok, f"rwlock {rwlock}: rwlock/{name} passes with LOCKSWAP_STATS=full", detail)
 
 
+def test_fair(backend, tmp):
+    """Fairness over the competing threads (tests/preload/stats_fair.c): main's
+    setup acquisitions do not count, a starved worker does."""
+    path = os.path.join(tmp, "fair.json")
+    p = run("stats_fair", [], env(backend, STATS="summary", STATS_TOP=0, STATS_FILE=path))
+    if not report(p.returncode == 0 and "FAIL" not in p.stdout, f"{backend}: stats_fair runs",
+                  p.stdout[-300:] + p.stderr[-300:]):
+        return
+    doc = load(path)
+    valid(doc, f"{backend}: stats_fair")
+    locks = by_name(doc)
+    if not report({"fair_equal", "fair_starved"} <= set(locks), f"{backend}: stats_fair locks named",
+                  f"names {sorted(locks)}"):
+        return
+    eq, st = locks["fair_equal"]["fairness"], locks["fair_starved"]["fairness"]
+    tag = f"{backend}: fairness"
+    expect(tag, locks["fair_equal"]["acquisitions"], 3004, "fair_equal: 3 setup + 1 hold + 3 x 1000")
+    expect(tag, (eq["over"], eq["threads"]), ("competing", 3),
+           "fair_equal: over the 3 workers that found it held, not main")
+    expect(tag, round(eq["min_share"], 6), round(1 / 3, 6), "fair_equal: min share 1/3")
+    expect(tag, round(eq["jain"], 6), 1.0, "fair_equal: Jain 1")
+    expect(tag, (st["over"], st["threads"]), ("competing", 4), "fair_starved: the starved worker competes")
+    expect(tag, round(st["min_share"], 6), round(10 / 3010, 6), "fair_starved: min share 10/3010")
+    expect(tag, round(st["jain"], 6), round(3010 ** 2 / (4 * (3 * 1000 ** 2 + 10 ** 2)), 6),
+           "fair_starved: Jain over the 4 workers")
+
+
 def test_off(tmp):
     path = os.path.join(tmp, "off.json")
     p = run("stats_counts", [], env("futex", STATS_FILE=path))
@@ -430,7 +457,7 @@ def main():
             except Exception as e:  # a crash in one case must not hide the others
                 report(False, f"rwlock {rw}", repr(e))
         for b in names:
-            for test in (test_counts, test_fork, test_signal, test_unwind, test_others):
+            for test in (test_counts, test_fork, test_signal, test_unwind, test_others, test_fair):
                 d = tempfile.mkdtemp(dir=tmp)
                 try:
                     test(b, d)
