@@ -128,6 +128,9 @@ bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site);
  * sample due, no slot word): then the shim calls ls_stats_locked. */
 enum { LS_STATS_QUICK_DECLINED = 2 };
 int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site);
+/* The same for an rwlock that lockswap serves (its slot word at hand),
+ * read or write: the common case of ls_stats_rw_locked. */
+int ls_stats_rw_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site, bool write);
 
 /* Mutex unlock: wanted?  If so begin -> unlock -> end(result), else just
  * unlock: there is work only when a hold sample is open in this thread or

@@ -382,6 +382,20 @@ int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintpt
 	return LS_STATS_QUICK_DECLINED;
 }
 
+int ls_stats_rw_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site, bool write)
+{
+	uint32_t s;
+	struct ls_stats_thread *t = quick(slot, (uintptr_t)addr | LS_REC_RWLOCK, &s);
+	if (LIKELY(t != NULL)) {
+		if (write)
+			acquired(t, s + 1, slot + 1, (void *)addr, site, 0);
+		else
+			read_acquired(t, s, (void *)addr, 0);
+		return t->hold_left == 1;
+	}
+	return LS_STATS_QUICK_DECLINED;
+}
+
 bool ls_stats_rw_locked(const struct ls_stats_obj *l, uintptr_t site, bool write)
 {
 	return write ? locked(l, site, false, 1) : locked(l, site, true, 0);
