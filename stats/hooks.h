@@ -104,6 +104,7 @@ struct ls_stats_call {
 	void *obj;
 	uintptr_t site, hsite;
 	uint64_t t0;                 /* lock: hold sample start; wait: start */
+	uint64_t w0;                 /* contended lock: start of the wait (ticks) */
 	uint32_t slot, mslot, hslot, wstack;
 	unsigned flags;              /* LS_CALL_* */
 };

@@ -389,8 +389,8 @@ static void write_kind(struct ls_out *o, const struct ls_snap *s, unsigned kind,
 		family_name(name, sizeof name, f, "min_share_ratio");
 		snprintf(text, sizeof text,
 		         "The least active competing thread's share of the acquisitions of the site's "
-		         "busiest %s%s (1/threads when shares are equal; competing: found it held at "
-		         "least once, or every thread when none did).",
+		         "busiest %s%s (1/threads when shares are equal; competing: waited for it at "
+		         "least 1/16 of the mean waiting time, or every thread when none did).",
 		         f->what, kind == K_RWLOCK ? ", in the mode" : "");
 		help(o, name, "gauge", text);
 		for (unsigned m = 0; m < modes; m++) {

@@ -287,6 +287,7 @@ void ls_stats_lock_blocks(struct ls_stats_call *k)
 		return;
 	k->flags |= LS_CALL_BLOCKED;
 	k->wstack = 0;
+	k->w0 = ls_stats_ticks();
 	if (LIKELY(--t->wait_left != 0))
 		return;
 	t->wait_left = ls_stats_period(t);
@@ -313,6 +314,13 @@ static void contended_end(struct ls_stats_call *k, int e)
 	struct ls_stats_lock *r = ls_stats_rec(k->slot);
 	bool timed = k->flags & LS_CALL_TIMED, hold = k->flags & LS_CALL_HOLD;
 	uint64_t t1 = (timed || hold) ? ls_stats_now() : 0;
+	if (got_it(e) || e == ETIMEDOUT) {
+		/* Every contended wait: how much this thread competed. */
+		_Atomic uint64_t *w = &counts(t, k->slot)->want;
+		atomic_store_explicit(w, atomic_load_explicit(w, memory_order_relaxed) +
+		                                 (ls_stats_ticks() - k->w0),
+		                      memory_order_relaxed);
+	}
 	if (timed && (got_it(e) || e == ETIMEDOUT)) {
 		/* The stack a holder published after an earlier request (the
 		 * holder unwinds after its release, so the critical section

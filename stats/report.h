@@ -31,7 +31,9 @@ struct ls_snap_share {
 struct ls_snap_lock {
 	uint64_t c[LS_C_N];
 	struct ls_snap_share all;       /* threads with at least one acquisition */
-	struct ls_snap_share competing; /* those of them that found it held (collect.c) */
+	struct ls_snap_share competing; /* those of them that competed for it (collect.c) */
+	uint64_t want_sum;              /* waiting time of the threads that waited (ticks) */
+	uint32_t want_n;                /* how many threads waited */
 	uint8_t type;                  /* LS_REC_*, 0 = unused slot */
 	uint8_t active;
 	double est_wait_ns;            /* sampled wait total scaled to every wait */
@@ -67,6 +69,11 @@ double ls_stats_jain(const struct ls_snap_lock *l);
 /* The threads fairness is over: the competing ones, or all when none
  * competed (collect.c); a thread's share of that set's acquisitions. */
 const struct ls_snap_share *ls_snap_fairness(const struct ls_snap_lock *l);
+/* Whether a thread with counters c and waiting time `want` on this slot
+ * competed for it (collect.c). */
+bool ls_snap_competing(const struct ls_snap_lock *l, const uint64_t *c, uint64_t want);
+/* The waiting time of one (thread, slot): live block or exited record. */
+uint64_t ls_snap_thread_want(const struct ls_stats_thread *t, uint32_t slot);
 double ls_snap_share(const struct ls_snap_share *f, uint64_t a);
 
 /* Buffered writer to a file descriptor. */

@@ -197,7 +197,7 @@ static bool nonzero(const struct ls_stats_count *c)
 	for (int k = 0; k < LS_C_N; k++)
 		if (atomic_load_explicit(&c->c[k], memory_order_relaxed))
 			return true;
-	return false;
+	return atomic_load_explicit(&c->want, memory_order_relaxed) != 0;
 }
 
 /* Keep an exiting thread's counters: one record, or folded into totals. */
@@ -237,6 +237,7 @@ static void retire(struct ls_stats_thread *t)
 		x->e[i].slot = s;
 		for (int k = 0; k < LS_C_N; k++)
 			x->e[i].c[k] = atomic_load_explicit(&t->count[s].c[k], memory_order_relaxed);
+		x->e[i].want = atomic_load_explicit(&t->count[s].want, memory_order_relaxed);
 		i++;
 	}
 	x->n = i;

@@ -94,12 +94,11 @@ def expect(tag, got, want, what):
 
 
 def fairness_expected(rows):
-    """The fairness docs/stats.md defines, from per-thread rows (acquisitions,
-    contended, trylock_failures of one mutex or rwlock mode): over the
-    threads that found the lock held at least once, or over every thread
-    that acquired it when none did.  (over, threads, min, max, jain)."""
+    """The fairness docs/stats.md defines, from per-thread rows (of one mutex
+    or rwlock mode): over the threads marked competing, or over every thread
+    that acquired it when none is.  (over, threads, min, max, jain)."""
     took = [r for r in rows if r["acquisitions"]]
-    competing = [r for r in took if r["contended"] or r["trylock_failures"]]
+    competing = [r for r in took if r["competing"]]
     over, chosen = ("competing", competing) if competing else ("all", took)
     xs = [r["acquisitions"] for r in chosen]
     if not xs:
@@ -455,6 +454,11 @@ def test_fair(backend, tmp):
     expect(tag, round(eq["min_share"], 6), round(1 / 3, 6), "fair_equal: min share 1/3")
     expect(tag, round(eq["jain"], 6), 1.0, "fair_equal: Jain 1")
     expect(tag, (st["over"], st["threads"]), ("competing", 4), "fair_starved: the starved worker competes")
+    rows = {n: sorted((p["acquisitions"], p["competing"]) for p in locks[n]["per_thread"])
+            for n in ("fair_equal", "fair_starved")}
+    expect(tag, rows, {"fair_equal": [(4, False)] + [(1000, True)] * 3,
+                       "fair_starved": [(4, False), (10, True)] + [(1000, True)] * 3},
+           "per_thread: main (3 setup pairs + 1 hold) not competing, every worker competing")
     expect(tag, round(st["min_share"], 6), round(10 / 3010, 6), "fair_starved: min share 10/3010")
     expect(tag, round(st["jain"], 6), round(3010 ** 2 / (4 * (3 * 1000 ** 2 + 10 ** 2)), 6),
            "fair_starved: Jain over the 4 workers")
