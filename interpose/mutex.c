@@ -302,11 +302,13 @@ static INLINE int observed_trylock(pthread_mutex_t *m, const struct ls_lock_ops 
 	return e;
 }
 
-static INLINE int observed_unlock(pthread_mutex_t *m, const struct ls_lock_ops *b, uintptr_t site)
+/* An unlock with work for the statistics (a hold sample open in this
+ * thread, or a stack asked for): out of line, so that the common unlock
+ * below needs no frame for its call records. */
+static __attribute__((noinline)) int observed_wanted_unlock(pthread_mutex_t *m,
+                                                            const struct ls_lock_ops *b,
+                                                            int32_t kind, uintptr_t site)
 {
-	int32_t kind = ls_mutex_kind(ls_mutex_of(m));
-	if (LIKELY(!ls_stats_unlock_wanted()))
-		return unlock_body(m, b, kind);
 	struct ls_stats_obj o;
 	struct ls_stats_call k;
 	stats_obj(m, b, kind, &o);
@@ -314,6 +316,14 @@ static INLINE int observed_unlock(pthread_mutex_t *m, const struct ls_lock_ops *
 	int e = unlock_body(m, b, kind);
 	ls_stats_unlock_end(&k, e);
 	return e;
+}
+
+static INLINE int observed_unlock(pthread_mutex_t *m, const struct ls_lock_ops *b, uintptr_t site)
+{
+	int32_t kind = ls_mutex_kind(ls_mutex_of(m));
+	if (LIKELY(!ls_stats_unlock_wanted()))
+		return unlock_body(m, b, kind);
+	return observed_wanted_unlock(m, b, kind, site);
 }
 
 static void forget(pthread_mutex_t *m)

@@ -253,33 +253,77 @@ static INLINE int observed_lock(pthread_rwlock_t *l, const struct ls_rwlock_ops 
 	return e;
 }
 
+static const struct deadline no_deadline = { 0 };
+
+/* The uncommon cases of a plain rdlock or wrlock, out of line so that the
+ * common one below keeps no frame for their call records: a hold sample
+ * is due (the whole protocol from before the try), or the first try found
+ * the lock unavailable. */
+static __attribute__((noinline)) int observed_sampled_lock(pthread_rwlock_t *l,
+                                                           const struct ls_rwlock_ops *b,
+                                                           uintptr_t site, bool write)
+{
+	return observed_lock(l, b, site, &no_deadline, write);
+}
+
+static __attribute__((noinline)) int observed_blocking_lock(pthread_rwlock_t *l,
+                                                            const struct ls_rwlock_ops *b,
+                                                            uintptr_t site, bool write)
+{
+	struct ls_stats_obj o;
+	struct ls_stats_call k;
+	stats_obj(l, b, &o);
+	ls_stats_rw_begin(&k, &o, site, write, false);
+	ls_stats_lock_blocks(&k);
+	int e = block_body(l, b, &no_deadline, write);
+	ls_hold_due = ls_stats_lock_end(&k, e);
+	return e;
+}
+
+/* The first try got it, and the quick hook declined (or glibc serves the
+ * object: no slot word): the whole object, out of line. */
+static __attribute__((noinline)) int observed_locked_slow(pthread_rwlock_t *l,
+                                                          const struct ls_rwlock_ops *b,
+                                                          uintptr_t site, bool write)
+{
+	struct ls_stats_obj o;
+	stats_obj(l, b, &o);
+	ls_hold_due = ls_stats_rw_locked(&o, site, write);
+	return 0;
+}
+
+/* The first try got it: counted by the quick hook (slot word and address,
+ * no ls_stats_obj built) when lockswap serves the object. */
+static INLINE int observed_locked(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
+                                  uintptr_t site, bool write)
+{
+	struct ls_rw *x = ls_rw_of(l);
+	if (LIKELY(!served_by_glibc(b, x))) {
+		int q = ls_stats_rw_locked_quick(&x->stats, l, site, write);
+		if (LIKELY(q != LS_STATS_QUICK_DECLINED)) {
+			ls_hold_due = q;
+			return 0;
+		}
+	}
+	return observed_locked_slow(l, b, site, write);
+}
+
 /* A plain rdlock or wrlock: try, and if that got it (the common case) one
  * hook counts it; otherwise the whole protocol. */
 static INLINE int observed_plain_lock(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
                                       uintptr_t site, bool write)
 {
-	static const struct deadline none = { 0 };
 	if (UNLIKELY(ls_hold_due))
-		return observed_lock(l, b, site, &none, write);
-	int e = refused(l, b, &none);
+		return observed_sampled_lock(l, b, site, write);
+	int e = refused(l, b, &no_deadline);
 	if (e)
 		return e;
 	e = try_body(l, b, write);
-	struct ls_stats_obj o;
-	if (LIKELY(e == 0)) {
-		stats_obj(l, b, &o);
-		ls_hold_due = ls_stats_rw_locked(&o, site, write);
-		return 0;
-	}
+	if (LIKELY(e == 0))
+		return observed_locked(l, b, site, write);
 	if (e != EBUSY)
 		return e;
-	struct ls_stats_call k;
-	stats_obj(l, b, &o);
-	ls_stats_rw_begin(&k, &o, site, write, false);
-	ls_stats_lock_blocks(&k);
-	e = block_body(l, b, &none, write);
-	ls_hold_due = ls_stats_lock_end(&k, e);
-	return e;
+	return observed_blocking_lock(l, b, site, write);
 }
 
 static INLINE int observed_trylock(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
@@ -294,11 +338,11 @@ static INLINE int observed_trylock(pthread_rwlock_t *l, const struct ls_rwlock_o
 	return e;
 }
 
-static INLINE int observed_unlock(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
-                                  uintptr_t site)
+/* An unlock with work for the statistics, out of line (as the mutex's). */
+static __attribute__((noinline)) int observed_wanted_unlock(pthread_rwlock_t *l,
+                                                            const struct ls_rwlock_ops *b,
+                                                            uintptr_t site)
 {
-	if (LIKELY(!ls_stats_unlock_wanted()))
-		return unlock_body(l, b);
 	struct ls_stats_obj o;
 	struct ls_stats_call k;
 	stats_obj(l, b, &o);
@@ -306,6 +350,14 @@ static INLINE int observed_unlock(pthread_rwlock_t *l, const struct ls_rwlock_op
 	int e = unlock_body(l, b);
 	ls_stats_unlock_end(&k, e);
 	return e;
+}
+
+static INLINE int observed_unlock(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
+                                  uintptr_t site)
+{
+	if (LIKELY(!ls_stats_unlock_wanted()))
+		return unlock_body(l, b);
+	return observed_wanted_unlock(l, b, site);
 }
 
 /* init (before glibc's) and destroy: the next use is a new object. */

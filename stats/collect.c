@@ -4,10 +4,20 @@
  * fairness sums, and the slots ranked for the summary.
  *
  * Fairness of a mutex, and of each mode of an rwlock (its read and its
- * write record), is over the threads that acquired it at least once:
- * min and max share of acquisitions, and Jain's index
- * J = (sum x)^2 / (n * sum x^2), 1 when every thread got the same number,
- * 1/n when one thread got them all.
+ * write record), is over the threads that competed for it: those that
+ * spent at least 1/16 of the mean waiting time of the threads that waited
+ * for it (the time of their contended acquisitions, every one measured:
+ * ls_stats_ticks, record.c).  A thread that only took the lock when nobody
+ * else wanted it (a setup thread's few acquisitions before the workers
+ * start), or that found it held once in a run (LevelDB's compaction
+ * thread), got all it asked for; counting it as a competitor would make
+ * its small demand look like starvation.  A starved thread waits more than
+ * the others, so it always counts.  When no thread waited, the threads
+ * whose trylock failed; when none did either, there was no competition,
+ * and the fairness is over every thread that acquired it.
+ * Over those threads: min and max share of their acquisitions, and Jain's
+ * index J = (sum x)^2 / (n * sum x^2), 1 when every thread got the same
+ * number, 1/n when one thread got them all.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,19 +46,64 @@ const struct ls_stats_exited_entry *ls_snap_exited_entry(const struct ls_stats_e
 	return lo < x->n && x->e[lo].slot == slot ? &x->e[lo] : NULL;
 }
 
-static void add_thread(struct ls_snap_lock *l, const uint64_t *c)
+static void share_add(struct ls_snap_share *f, uint64_t a)
+{
+	if (!f->n || a < f->min)
+		f->min = a;
+	if (a > f->max)
+		f->max = a;
+	f->sum += a;
+	f->sumsq += (double)a * (double)a;
+	f->n++;
+}
+
+#define LS_WANT_FRACTION 16 /* competing: waited >= 1/16 of the mean wait */
+
+bool ls_snap_competing(const struct ls_snap_lock *l, const uint64_t *c, uint64_t want)
+{
+	if (!c[LS_C_ACQ] || l->type == LS_REC_COND)
+		return false;
+	if (l->want_n)
+		return want * LS_WANT_FRACTION * l->want_n >= l->want_sum;
+	return c[LS_C_TRYFAIL] != 0;
+}
+
+uint64_t ls_snap_thread_want(const struct ls_stats_thread *t, uint32_t slot)
+{
+	if (!t->count || slot >= atomic_load_explicit(&t->hi, memory_order_relaxed))
+		return 0;
+	return atomic_load_explicit(&t->count[slot].want, memory_order_relaxed);
+}
+
+/* First pass: the waiting times, which decide who competed. */
+static void add_want(struct ls_snap_lock *l, uint64_t want)
+{
+	if (want) {
+		l->want_sum += want;
+		l->want_n++;
+	}
+}
+
+static void add_thread(struct ls_snap_lock *l, const uint64_t *c, uint64_t want)
 {
 	for (int k = 0; k < LS_C_N; k++)
 		l->c[k] += c[k];
 	uint64_t a = c[LS_C_ACQ];
 	if (l->type == LS_REC_COND || !a)
 		return;
-	if (!l->nthreads || a < l->share_min)
-		l->share_min = a;
-	if (a > l->share_max)
-		l->share_max = a;
-	l->share_sumsq += (double)a * (double)a;
-	l->nthreads++;
+	share_add(&l->all, a);
+	if (ls_snap_competing(l, c, want))
+		share_add(&l->competing, a);
+}
+
+const struct ls_snap_share *ls_snap_fairness(const struct ls_snap_lock *l)
+{
+	return l->competing.n ? &l->competing : &l->all;
+}
+
+double ls_snap_share(const struct ls_snap_share *f, uint64_t a)
+{
+	return f->n && f->sum ? (double)a / (double)f->sum : 0;
 }
 
 uint64_t ls_snap_waits(const struct ls_snap *s, uint32_t slot)
@@ -62,10 +117,11 @@ uint64_t ls_snap_waits(const struct ls_snap *s, uint32_t slot)
 
 double ls_stats_jain(const struct ls_snap_lock *l)
 {
-	if (!l->nthreads || l->share_sumsq <= 0)
+	const struct ls_snap_share *f = ls_snap_fairness(l);
+	if (!f->n || f->sumsq <= 0)
 		return 0;
-	double sum = (double)l->c[LS_C_ACQ];
-	return sum * sum / ((double)l->nthreads * l->share_sumsq);
+	double sum = (double)f->sum;
+	return sum * sum / ((double)f->n * f->sumsq);
 }
 
 double ls_stats_percentile(const struct ls_stats_timing *t, double q)
@@ -151,22 +207,38 @@ bool ls_snap_take(struct ls_snap *s)
 		s->lock[i].type = (uint8_t)(atomic_load_explicit(&ls_stats_rec(i)->key,
 		                                                 memory_order_acquire) & 3);
 	uint64_t c[LS_C_N];
-	for (struct ls_stats_thread *t = ls_stats_threads(); t; t = t->next) {
-		if (atomic_load_explicit(&t->state, memory_order_acquire) != LS_ST_LIVE)
-			continue;
-		s->threads_live++;
-		uint32_t hi = atomic_load_explicit(&t->hi, memory_order_relaxed);
-		for (uint32_t i = 1; i < hi && i < n; i++) {
-			for (int k = 0; k < LS_C_N; k++)
-				c[k] = atomic_load_explicit(&t->count[i].c[k], memory_order_relaxed);
-			add_thread(&s->lock[i], c);
+	/* Two passes: the waiting times first (who competed is decided
+	 * against their mean), then the counters and shares.  A thread that
+	 * moves from live to exited in between may be seen twice or not at
+	 * all, as in any racy snapshot. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (struct ls_stats_thread *t = ls_stats_threads(); t; t = t->next) {
+			if (atomic_load_explicit(&t->state, memory_order_acquire) != LS_ST_LIVE)
+				continue;
+			s->threads_live += pass;
+			uint32_t hi = atomic_load_explicit(&t->hi, memory_order_relaxed);
+			for (uint32_t i = 1; i < hi && i < n; i++) {
+				uint64_t want = atomic_load_explicit(&t->count[i].want, memory_order_relaxed);
+				if (!pass) {
+					add_want(&s->lock[i], want);
+					continue;
+				}
+				for (int k = 0; k < LS_C_N; k++)
+					c[k] = atomic_load_explicit(&t->count[i].c[k], memory_order_relaxed);
+				add_thread(&s->lock[i], c, want);
+			}
 		}
-	}
-	for (struct ls_stats_exited *x = ls_stats_exited_list(); x; x = x->next) {
-		s->threads_exited++;
-		for (uint32_t j = 0; j < x->n; j++)
-			if (x->e[j].slot < n)
-				add_thread(&s->lock[x->e[j].slot], x->e[j].c);
+		for (struct ls_stats_exited *x = ls_stats_exited_list(); x; x = x->next) {
+			s->threads_exited += pass;
+			for (uint32_t j = 0; j < x->n; j++) {
+				if (x->e[j].slot >= n)
+					continue;
+				if (!pass)
+					add_want(&s->lock[x->e[j].slot], x->e[j].want);
+				else
+					add_thread(&s->lock[x->e[j].slot], x->e[j].c, x->e[j].want);
+			}
+		}
 	}
 	for (uint32_t i = 1; i < n; i++) {
 		struct ls_snap_lock *l = &s->lock[i];

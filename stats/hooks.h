@@ -75,7 +75,14 @@ enum { LS_REC_MUTEX = 1, LS_REC_COND = 2, LS_REC_RWLOCK = 3 };
 struct ls_stats_obj {
 	void *addr;
 	_Atomic uint32_t *slot; /* a free word of the object that keeps its record id;
-	                           NULL: the bytes are all glibc's, look up by address */
+	                           NULL: the bytes are all glibc's, look up by address.
+	                           The word after it (slot[1], zero at init) is free too:
+	                           the holder word, the serial of the thread that
+	                           acquired the object last (an rwlock: for writing).
+	                           It is written by the acquirer only when the holder
+	                           changes, on the object's own cache line, which the
+	                           acquisition itself just wrote: no other line is
+	                           written inside the critical section. */
 	int32_t kind;           /* mutex: glibc's __kind (< 0 destroyed); condvar: flags word;
 	                           rwlock: __flags | LS_STATS_RW_PSHARED */
 	uint8_t type;           /* LS_REC_* */
@@ -93,9 +100,11 @@ enum {
 struct ls_stats_call {
 	struct ls_stats_thread *t; /* NULL: this call is not recorded */
 	struct ls_stats_lock *asked; /* unlock: a waiter asked for our stack */
+	_Atomic uint32_t *holder;    /* the holder word (slot[1]), NULL: the record's */
 	void *obj;
 	uintptr_t site, hsite;
 	uint64_t t0;                 /* lock: hold sample start; wait: start */
+	uint64_t w0;                 /* contended lock: start of the wait (ticks) */
 	uint32_t slot, mslot, hslot, wstack;
 	unsigned flags;              /* LS_CALL_* */
 };
@@ -120,6 +129,9 @@ bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site);
  * sample due, no slot word): then the shim calls ls_stats_locked. */
 enum { LS_STATS_QUICK_DECLINED = 2 };
 int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site);
+/* The same for an rwlock that lockswap serves (its slot word at hand),
+ * read or write: the common case of ls_stats_rw_locked. */
+int ls_stats_rw_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site, bool write);
 
 /* Mutex unlock: wanted?  If so begin -> unlock -> end(result), else just
  * unlock: there is work only when a hold sample is open in this thread or

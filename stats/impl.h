@@ -73,8 +73,17 @@ extern _Atomic unsigned ls_stats_sample;
 enum { LS_C_ACQ = 0, LS_C_TRYFAIL = 1, LS_C_CONTENDED = 2, LS_C_HANDOFF = 3 };
 enum { LS_C_SIGNAL = 0, LS_C_BROADCAST = 1, LS_C_WAIT = 2, LS_C_TIMEOUT = 3 };
 #define LS_C_N 4
+/* One row per (thread, slot), a cache line of the thread's own: the
+ * counters; `site`, the return address of this thread's latest
+ * acquisition (mutex; rwlock: its write record's row), read only by a
+ * sampled waiter that wants the holder's site (ls_stats_holder_site);
+ * `want`, the time this thread spent waiting in its contended
+ * acquisitions (and timed-out waits) of the slot, in ls_stats_ticks()
+ * units: how much it competed (collect.c, fairness). */
 struct ls_stats_count {
-	_Atomic uint64_t c[LS_C_N];
+	_Alignas(64) _Atomic uint64_t c[LS_C_N];
+	_Atomic uintptr_t site;
+	_Atomic uint64_t want;
 };
 
 /* Written by one thread only: a plain load-add-store, never a locked op. */
@@ -90,12 +99,14 @@ struct ls_stats_timing {
 };
 
 struct ls_stats_lock {
-	/* Line 0: read by every acquisition, written when the holder changes
-	 * (or a sampled waiter asks for the holder's stack). */
+	/* Line 0: read by every acquisition, written only on sampled paths
+	 * (a waiter asks for the holder's stack) and, for objects without a
+	 * slot word, when the holder changes. */
 	_Alignas(64) _Atomic uintptr_t key;  /* object address | LS_REC_*, 0 = unused */
-	_Atomic uint32_t holder;             /* thread serial of the last acquirer */
+	_Atomic uint32_t holder;             /* objects without a slot word: serial of the
+	                                        last acquirer (the others keep it in the
+	                                        object's holder word, hooks.h) */
 	_Atomic uint32_t want_holder_stack;  /* set by a sampled waiter */
-	_Atomic uintptr_t holder_site;       /* return address of that acquisition */
 	_Atomic uint32_t holder_stack;       /* stack id published by an asked holder */
 	uint32_t pad0;
 	/* Identity, written before the key is published. */
@@ -146,6 +157,7 @@ struct ls_stats_exited_entry {
 	uint32_t slot;
 	uint32_t pad;
 	uint64_t c[LS_C_N];
+	uint64_t want;
 };
 struct ls_stats_exited {
 	struct ls_stats_exited *next;
@@ -206,6 +218,9 @@ const char *ls_stats_served_by(uint32_t slot);
 /* thread.c */
 struct ls_stats_thread *ls_stats_thread_attach(void);
 struct ls_stats_thread *ls_stats_threads(void); /* head of the all-blocks list */
+/* The latest acquisition site of `slot` by the live thread `serial`; 0 if
+ * unknown (racy read of that thread's row: sampled waits only). */
+uintptr_t ls_stats_holder_site(uint32_t serial, uint32_t slot);
 struct ls_stats_exited *ls_stats_exited_list(void);
 uint64_t ls_stats_exited_folded(void);
 uint32_t ls_stats_period(struct ls_stats_thread *t);
@@ -255,6 +270,19 @@ static inline uint64_t ls_stats_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A cheap clock for the waiting time of every contended acquisition, only
+ * ever compared with itself (fairness weighs threads by their share of
+ * it): the time-stamp counter where there is one (constant-rate and in
+ * step across CPUs on current x86), else CLOCK_MONOTONIC. */
+static inline uint64_t ls_stats_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	return ls_stats_now();
+#endif
 }
 
 void ls_stats_timing_add(struct ls_stats_timing *t, uint64_t ns);

@@ -127,63 +127,81 @@ static void counters(struct ls_out *o, const uint64_t *c, const char *const *key
 			key_u64(o, keys[k], c[k]);
 }
 
-/* ,"name":{counters} */
+static void competing(struct ls_out *o, bool yes)
+{
+	ls_out_put(o, yes ? ",\"competing\":true" : ",\"competing\":false");
+}
+
+/* ,"name":{counters,"competing":B} */
 static void counters_object(struct ls_out *o, const char *name, const uint64_t *c,
-                            const bool *has)
+                            const bool *has, bool comp)
 {
 	ls_out_printf(o, ",\"%s\":{\"%s\":%llu", name, mutex_keys[LS_C_ACQ],
 	              (unsigned long long)c[LS_C_ACQ]);
 	for (int k = 0; k < LS_C_N; k++)
 		if (has[k] && k != LS_C_ACQ)
 			key_u64(o, mutex_keys[k], c[k]);
+	competing(o, comp);
 	ls_out_put(o, "}");
 }
 
 /* One thread's entry: a mutex's or condvar's counters at slot; an
- * rwlock's as {"read": {...}, "write": {...}} from slot and slot + 1. */
-static void thread_entry(struct ls_out *o, uint32_t serial, const uint64_t *c, const uint64_t *w,
-                         unsigned type, int n)
+ * rwlock's as {"read": {...}, "write": {...}} from slot and slot + 1.
+ * want[h]: the thread's waiting time on slot + h, which says whether it
+ * competed (a mutex and each rwlock mode: collect.c). */
+static void thread_entry(struct ls_out *o, const struct ls_snap *s, uint32_t slot, uint32_t serial,
+                         uint64_t (*c)[LS_C_N], const uint64_t *want, unsigned type, int n)
 {
 	ls_out_printf(o, "%s{\"thread\":%u", n ? "," : "", serial);
-	if (type != LS_REC_RWLOCK) {
-		counters(o, c, type == LS_REC_MUTEX ? mutex_keys : cond_keys, all_have);
+	if (type == LS_REC_COND) {
+		counters(o, c[0], cond_keys, all_have);
+	} else if (type == LS_REC_MUTEX) {
+		counters(o, c[0], mutex_keys, all_have);
+		competing(o, ls_snap_competing(&s->lock[slot], c[0], want[0]));
 	} else {
-		counters_object(o, "read", c, read_has);
-		counters_object(o, "write", w, all_have);
+		counters_object(o, "read", c[0], read_has,
+		                ls_snap_competing(&s->lock[slot], c[0], want[0]));
+		counters_object(o, "write", c[1], all_have,
+		                ls_snap_competing(&s->lock[slot + 1], c[1], want[1]));
 	}
 	ls_out_put(o, "}");
 }
 
 /* Threads that used the lock: per-thread counters. */
-static void per_thread(struct ls_out *o, uint32_t slot, unsigned type)
+static void per_thread(struct ls_out *o, const struct ls_snap *s, uint32_t slot, unsigned type)
 {
 	uint32_t halves = type == LS_REC_RWLOCK ? 2 : 1;
 	ls_out_put(o, ",\"per_thread\":[");
 	int n = 0;
-	uint64_t c[2][LS_C_N];
+	uint64_t c[2][LS_C_N], want[2];
 	for (struct ls_stats_thread *t = ls_stats_threads(); t; t = t->next) {
 		if (atomic_load_explicit(&t->state, memory_order_acquire) != LS_ST_LIVE)
 			continue;
 		uint64_t any = 0;
 		memset(c, 0, sizeof c);
-		for (uint32_t h = 0; h < halves; h++)
+		memset(want, 0, sizeof want);
+		for (uint32_t h = 0; h < halves; h++) {
 			for (int k = 0; k < LS_C_N; k++)
 				any |= c[h][k] = ls_snap_thread_count(t, slot + h, k);
+			want[h] = ls_snap_thread_want(t, slot + h);
+		}
 		if (any)
-			thread_entry(o, t->serial, c[0], c[1], type, n++);
+			thread_entry(o, s, slot, t->serial, c, want, type, n++);
 	}
 	for (struct ls_stats_exited *x = ls_stats_exited_list(); x; x = x->next) {
 		bool any = false;
 		memset(c, 0, sizeof c);
+		memset(want, 0, sizeof want);
 		for (uint32_t h = 0; h < halves; h++) {
 			const struct ls_stats_exited_entry *e = ls_snap_exited_entry(x, slot + h);
 			if (e) {
 				any = true;
 				memcpy(c[h], e->c, sizeof c[h]);
+				want[h] = e->want;
 			}
 		}
 		if (any)
-			thread_entry(o, x->serial, c[0], c[1], type, n++);
+			thread_entry(o, s, slot, x->serial, c, want, type, n++);
 	}
 	ls_out_put(o, "]");
 }
@@ -293,10 +311,11 @@ static void acquisitions(struct ls_out *o, const struct ls_snap *s, uint32_t slo
 		key_u64(o, "owner_changes", l->c[LS_C_HANDOFF]);
 	timing(o, "wait", &r->wait, ls_snap_waits(s, slot));
 	timing(o, "hold", &r->hold, l->c[LS_C_ACQ]);
-	double acq = (double)l->c[LS_C_ACQ];
-	ls_out_printf(o, ",\"fairness\":{\"threads\":%u", l->nthreads);
-	key_num(o, "min_share", l->nthreads && acq > 0 ? (double)l->share_min / acq : 0);
-	key_num(o, "max_share", l->nthreads && acq > 0 ? (double)l->share_max / acq : 0);
+	const struct ls_snap_share *f = ls_snap_fairness(l);
+	ls_out_printf(o, ",\"fairness\":{\"threads\":%u", f->n);
+	ls_out_printf(o, ",\"over\":\"%s\"", l->competing.n ? "competing" : "all");
+	key_num(o, "min_share", ls_snap_share(f, f->min));
+	key_num(o, "max_share", ls_snap_share(f, f->max));
 	key_num(o, "jain", ls_stats_jain(l));
 	ls_out_put(o, "}");
 }
@@ -358,7 +377,7 @@ static void one_lock(const struct ls_snap *s, struct ls_out *o, uint32_t slot,
 		ls_out_printf(o, m ? "%u" : "null", m);
 		key_bool(o, "mixed_mutexes", atomic_load_explicit(&r->cond_mixed, memory_order_relaxed));
 	}
-	per_thread(o, slot, l->type);
+	per_thread(o, s, slot, l->type);
 	contention(o, s, ix, slot, used);
 	ls_out_put(o, "}");
 }

@@ -147,21 +147,32 @@ static inline __attribute__((always_inline)) void read_acquired(struct ls_stats_
 		hold_open(t, obj, slot, stamp);
 }
 
-/* An acquisition; `stamp` != 0 opens a hold sample starting then. */
-static inline __attribute__((always_inline)) void acquired(struct ls_stats_thread *t, uint32_t slot, void *obj, uintptr_t site,
-                            uint64_t stamp)
+/* The word that names the last holder of the lock whose holder record is
+ * `hslot`: the object's holder word (slot[1], hooks.h) when it has a slot
+ * word, else the record's. */
+static inline _Atomic uint32_t *holder_word(_Atomic uint32_t *slotword, uint32_t hslot)
+{
+	return LIKELY(slotword != NULL) ? slotword + 1 : &ls_stats_rec(hslot)->holder;
+}
+
+/* An acquisition of record `slot`; `holder` is the lock's holder word;
+ * `stamp` != 0 opens a hold sample starting then.  Inside the critical
+ * section this writes the thread's own row (counter and site) and, when
+ * the holder changes, the holder word on the object's own line: nothing
+ * another thread reads on its uncontended path. */
+static inline __attribute__((always_inline)) void acquired(struct ls_stats_thread *t, uint32_t slot,
+                                                           _Atomic uint32_t *holder, void *obj,
+                                                           uintptr_t site, uint64_t stamp)
 {
 	struct ls_stats_count *c = counts(t, slot);
 	ls_stats_bump(&c->c[LS_C_ACQ]);
-	struct ls_stats_lock *r = ls_stats_rec(slot);
-	uint32_t prev = atomic_load_explicit(&r->holder, memory_order_relaxed);
-	if (prev != t->serial) {
-		atomic_store_explicit(&r->holder, t->serial, memory_order_relaxed);
+	atomic_store_explicit(&c->site, site, memory_order_relaxed);
+	uint32_t prev = atomic_load_explicit(holder, memory_order_relaxed);
+	if (UNLIKELY(prev != t->serial)) {
+		atomic_store_explicit(holder, t->serial, memory_order_relaxed);
 		if (prev)
 			ls_stats_bump(&c->c[LS_C_HANDOFF]);
 	}
-	if (atomic_load_explicit(&r->holder_site, memory_order_relaxed) != site)
-		atomic_store_explicit(&r->holder_site, site, memory_order_relaxed);
 	if (stamp)
 		hold_open(t, obj, slot, stamp);
 }
@@ -177,7 +188,7 @@ static inline void call_acquired(const struct ls_stats_call *k, uint64_t stamp)
 	if (k->flags & LS_CALL_READ)
 		read_acquired(k->t, k->slot, k->obj, stamp);
 	else
-		acquired(k->t, k->slot, k->obj, k->site, stamp);
+		acquired(k->t, k->slot, holder_word(k->holder, k->slot), k->obj, k->site, stamp);
 }
 
 /* The record that keeps the lock's holder and the requests for its stack:
@@ -242,6 +253,7 @@ static inline __attribute__((always_inline)) void begin(struct ls_stats_call *k,
 {
 	k->t = NULL;
 	k->obj = m->addr;
+	k->holder = m->slot;
 	k->site = site;
 	k->flags = flags;
 	uint32_t s;
@@ -275,12 +287,17 @@ void ls_stats_lock_blocks(struct ls_stats_call *k)
 		return;
 	k->flags |= LS_CALL_BLOCKED;
 	k->wstack = 0;
+	k->w0 = ls_stats_ticks();
 	if (LIKELY(--t->wait_left != 0))
 		return;
 	t->wait_left = ls_stats_period(t);
-	struct ls_stats_lock *r = ls_stats_rec(holders_slot(k));
+	uint32_t hs = holders_slot(k);
+	struct ls_stats_lock *r = ls_stats_rec(hs);
 	k->flags |= LS_CALL_TIMED;
-	k->hsite = atomic_load_explicit(&r->holder_site, memory_order_relaxed);
+	/* The holder's site, from its own row (sampled waits only). */
+	k->hsite = ls_stats_holder_site(atomic_load_explicit(holder_word(k->holder, hs),
+	                                                     memory_order_relaxed),
+	                                hs);
 	if (--t->stack_left == 0) {
 		t->stack_left = ls_stats_stack_period(t);
 		k->wstack = ls_stats_stack_capture(t, k->site);
@@ -297,6 +314,13 @@ static void contended_end(struct ls_stats_call *k, int e)
 	struct ls_stats_lock *r = ls_stats_rec(k->slot);
 	bool timed = k->flags & LS_CALL_TIMED, hold = k->flags & LS_CALL_HOLD;
 	uint64_t t1 = (timed || hold) ? ls_stats_now() : 0;
+	if (got_it(e) || e == ETIMEDOUT) {
+		/* Every contended wait: how much this thread competed. */
+		_Atomic uint64_t *w = &counts(t, k->slot)->want;
+		atomic_store_explicit(w, atomic_load_explicit(w, memory_order_relaxed) +
+		                                 (ls_stats_ticks() - k->w0),
+		                      memory_order_relaxed);
+	}
 	if (timed && (got_it(e) || e == ETIMEDOUT)) {
 		/* The stack a holder published after an earlier request (the
 		 * holder unwinds after its release, so the critical section
@@ -344,7 +368,7 @@ static inline __attribute__((always_inline)) bool locked(const struct ls_stats_o
 		if (read)
 			read_acquired(t, s, m->addr, 0);
 		else
-			acquired(t, s + half, m->addr, site, 0);
+			acquired(t, s + half, m->slot + 1, m->addr, site, 0);
 		return t->hold_left == 1;
 	}
 	return locked_slow(m, site, read ? LS_CALL_READ : 0, half);
@@ -360,7 +384,21 @@ int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintpt
 	uint32_t s;
 	struct ls_stats_thread *t = quick(slot, (uintptr_t)addr | LS_REC_MUTEX, &s);
 	if (LIKELY(t != NULL)) {
-		acquired(t, s, (void *)addr, site, 0);
+		acquired(t, s, slot + 1, (void *)addr, site, 0);
+		return t->hold_left == 1;
+	}
+	return LS_STATS_QUICK_DECLINED;
+}
+
+int ls_stats_rw_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site, bool write)
+{
+	uint32_t s;
+	struct ls_stats_thread *t = quick(slot, (uintptr_t)addr | LS_REC_RWLOCK, &s);
+	if (LIKELY(t != NULL)) {
+		if (write)
+			acquired(t, s + 1, slot + 1, (void *)addr, site, 0);
+		else
+			read_acquired(t, s, (void *)addr, 0);
 		return t->hold_left == 1;
 	}
 	return LS_STATS_QUICK_DECLINED;
@@ -387,7 +425,7 @@ bool ls_stats_lock_end(struct ls_stats_call *k, int e)
 		return false;
 	/* Uncontended, no hold sample, not a read. */
 	if (LIKELY(e == 0 && !(k->flags & (LS_CALL_BLOCKED | LS_CALL_HOLD | LS_CALL_READ)))) {
-		acquired(k->t, k->slot, k->obj, k->site, 0);
+		acquired(k->t, k->slot, holder_word(k->holder, k->slot), k->obj, k->site, 0);
 		return next_hold_due(k->t);
 	}
 	lock_end_slow(k, e);
@@ -492,6 +530,7 @@ void ls_stats_wait_begin(struct ls_stats_call *k, const struct ls_stats_obj *c,
 	if (!t)
 		return;
 	k->obj = m->addr;
+	k->holder = m->slot;
 	k->site = site;
 	k->slot = slot_of(c, site, true);
 	k->mslot = slot_of(m, site, true);
@@ -527,5 +566,5 @@ void ls_stats_wait_end(struct ls_stats_call *k, int e)
 			ls_stats_timing_add(&ls_stats_rec(k->slot)->wait, t1 - k->t0);
 	}
 	if (k->mslot && back)
-		acquired(t, k->mslot, k->obj, k->site, hold ? t1 : 0);
+		acquired(t, k->mslot, holder_word(k->holder, k->mslot), k->obj, k->site, hold ? t1 : 0);
 }

@@ -19,13 +19,21 @@
 
 #define LS_STATS_SCHEMA_VERSION 1
 
+/* Per-thread acquisitions of one slot, over a set of threads. */
+struct ls_snap_share {
+	uint64_t min, max, sum; /* acquisitions: least / most active thread, all */
+	double sumsq;
+	uint32_t n;             /* threads in the set */
+};
+
 /* Totals of one slot, summed over live and exited threads (an rwlock has
  * two: its reads at its id, its writes at id + 1). */
 struct ls_snap_lock {
 	uint64_t c[LS_C_N];
-	uint64_t share_min, share_max; /* acquisitions of the least / most active thread */
-	double share_sumsq;
-	uint32_t nthreads;             /* threads with at least one acquisition */
+	struct ls_snap_share all;       /* threads with at least one acquisition */
+	struct ls_snap_share competing; /* those of them that competed for it (collect.c) */
+	uint64_t want_sum;              /* waiting time of the threads that waited (ticks) */
+	uint32_t want_n;                /* how many threads waited */
 	uint8_t type;                  /* LS_REC_*, 0 = unused slot */
 	uint8_t active;
 	double est_wait_ns;            /* sampled wait total scaled to every wait */
@@ -58,6 +66,15 @@ static inline bool ls_snap_any(const struct ls_snap *s)
 uint64_t ls_snap_waits(const struct ls_snap *s, uint32_t slot);
 double ls_stats_percentile(const struct ls_stats_timing *t, double q);
 double ls_stats_jain(const struct ls_snap_lock *l);
+/* The threads fairness is over: the competing ones, or all when none
+ * competed (collect.c); a thread's share of that set's acquisitions. */
+const struct ls_snap_share *ls_snap_fairness(const struct ls_snap_lock *l);
+/* Whether a thread with counters c and waiting time `want` on this slot
+ * competed for it (collect.c). */
+bool ls_snap_competing(const struct ls_snap_lock *l, const uint64_t *c, uint64_t want);
+/* The waiting time of one (thread, slot): live block or exited record. */
+uint64_t ls_snap_thread_want(const struct ls_stats_thread *t, uint32_t slot);
+double ls_snap_share(const struct ls_snap_share *f, uint64_t a);
 
 /* Buffered writer to a file descriptor. */
 struct ls_out {

@@ -149,7 +149,8 @@ static void lock_cells(struct ls_out *o, const struct ls_snap *s, uint32_t slot,
 	bool waited = atomic_load_explicit(&r->wait.samples, memory_order_relaxed) != 0;
 	bool held = atomic_load_explicit(&r->hold.samples, memory_order_relaxed) != 0;
 	double acq = (double)l->c[LS_C_ACQ];
-	bool fair = l->nthreads > 0 && acq > 0;
+	const struct ls_snap_share *f = ls_snap_fairness(l);
+	bool fair = f->n > 0 && f->sum > 0;
 	num(o, l->c[LS_C_ACQ], lock_col[0].w);
 	num(o, l->c[LS_C_CONTENDED], lock_col[1].w);
 	fixed(o, acq > 0 ? 100.0 * (double)l->c[LS_C_CONTENDED] / acq : 0, "%.2f", acq > 0, lock_col[2].w);
@@ -163,9 +164,9 @@ static void lock_cells(struct ls_out *o, const struct ls_snap *s, uint32_t slot,
 		num(o, l->c[LS_C_HANDOFF], lock_col[9].w);
 	else
 		cell(o, "-", lock_col[9].w, false);
-	num(o, l->nthreads, lock_col[10].w);
-	fixed(o, fair ? 100.0 * (double)l->share_min / acq : 0, "%.1f", fair, lock_col[11].w);
-	fixed(o, fair ? 100.0 * (double)l->share_max / acq : 0, "%.1f", fair, lock_col[12].w);
+	num(o, f->n, lock_col[10].w);
+	fixed(o, 100.0 * ls_snap_share(f, f->min), "%.1f", fair, lock_col[11].w);
+	fixed(o, 100.0 * ls_snap_share(f, f->max), "%.1f", fair, lock_col[12].w);
 	fixed(o, ls_stats_jain(l), "%.3f", fair, lock_col[13].w);
 }
 

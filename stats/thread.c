@@ -57,6 +57,23 @@ struct ls_stats_thread *ls_stats_threads(void)
 	return atomic_load_explicit(&all_blocks, memory_order_acquire);
 }
 
+uintptr_t ls_stats_holder_site(uint32_t serial, uint32_t slot)
+{
+	if (!serial || slot >= LS_STATS_MAX_SLOTS)
+		return 0;
+	/* A walk of the blocks: only on a sampled contended wait.  A block
+	 * is never unmapped while it is in the list (a fork child's dead
+	 * blocks lose their array, hence the NULL test). */
+	for (struct ls_stats_thread *t = ls_stats_threads(); t; t = t->next) {
+		if (t->serial != serial ||
+		    atomic_load_explicit(&t->state, memory_order_acquire) != LS_ST_LIVE)
+			continue;
+		struct ls_stats_count *c = t->count;
+		return c ? atomic_load_explicit(&c[slot].site, memory_order_relaxed) : 0;
+	}
+	return 0;
+}
+
 struct ls_stats_exited *ls_stats_exited_list(void)
 {
 	return atomic_load_explicit(&exited_head, memory_order_acquire);
@@ -180,7 +197,7 @@ static bool nonzero(const struct ls_stats_count *c)
 	for (int k = 0; k < LS_C_N; k++)
 		if (atomic_load_explicit(&c->c[k], memory_order_relaxed))
 			return true;
-	return false;
+	return atomic_load_explicit(&c->want, memory_order_relaxed) != 0;
 }
 
 /* Keep an exiting thread's counters: one record, or folded into totals. */
@@ -220,6 +237,7 @@ static void retire(struct ls_stats_thread *t)
 		x->e[i].slot = s;
 		for (int k = 0; k < LS_C_N; k++)
 			x->e[i].c[k] = atomic_load_explicit(&t->count[s].c[k], memory_order_relaxed);
+		x->e[i].want = atomic_load_explicit(&t->count[s].want, memory_order_relaxed);
 		i++;
 	}
 	x->n = i;

@@ -11,7 +11,11 @@ from one statistics file (docs/stats-schema.json) alone.
                    whatever the thread count, 0 = starved.  Threads that
                    never waited are left out: a main thread that took the
                    lock once at start-up is not a victim of unfairness,
-                   and would pin the measure at 0 for every arm.
+                   and would pin the measure at 0 for every arm.  Files
+                   that mark the competing threads (per_thread "competing",
+                   docs/stats.md "Fairness": waited at least 1/16 of the
+                   mean waiting time) use that mark instead, which also
+                   leaves out a thread that found the lock held once.
 
 A measure a process cannot give (no acquisitions, no timed waits) is None:
 that process is left out of that measure only.
@@ -78,7 +82,8 @@ def min_share(doc):
     lock = hottest_mutex(doc)
     if lock is None:
         return None
-    shares = [t["acquisitions"] for t in lock["per_thread"] if t["contended"]]
+    shares = [t["acquisitions"] for t in lock["per_thread"]
+              if t.get("competing", t["contended"] > 0) and t["acquisitions"]]
     if len(shares) < 2 or not sum(shares):
         return None
     return min(shares) * len(shares) / sum(shares)

@@ -260,8 +260,26 @@ FAMILIES = {
     "lockswap_lock_hold_seconds": "histogram",
     "lockswap_lock_min_share_ratio": "gauge",
     "lockswap_lock_jain_index": "gauge",
+    # stats_prom.c's rwlock (reads and writes: a mode label) and condvar
+    "lockswap_rwlock_acquisitions": "counter",
+    "lockswap_rwlock_contended": "counter",
+    "lockswap_rwlock_trylock_failures": "counter",
+    "lockswap_rwlock_wait_seconds": "histogram",
+    "lockswap_rwlock_hold_seconds": "histogram",
+    "lockswap_rwlock_min_share_ratio": "gauge",
+    "lockswap_rwlock_jain_index": "gauge",
+    "lockswap_cond_waits": "counter",
+    "lockswap_cond_timeouts": "counter",
+    "lockswap_cond_signals": "counter",
+    "lockswap_cond_broadcasts": "counter",
+    "lockswap_cond_wait_seconds": "histogram",
 }
 SERIES_LABELS = {"arm", "backend", "process", "site"}
+
+
+def family_labels(name):
+    """The labels of a family's series (le aside): the rwlock's add mode."""
+    return SERIES_LABELS | {"mode"} if name.startswith("lockswap_rwlock_") else SERIES_LABELS
 
 
 def parse(text):
@@ -284,8 +302,10 @@ def shape_errors(fams, pid, arm, backend):
             continue
         for sname, labels, _ in samples:
             keys = set(labels) - {"le"}
-            if keys != SERIES_LABELS:
+            if keys != family_labels(name):
                 errs.append(f"{sname} labels {sorted(labels)}")
+            elif "mode" in keys and labels["mode"] not in ("read", "write"):
+                errs.append(f"{sname} mode {labels['mode']!r}")
             elif (labels["process"] != f"stats_prom:{pid}" or labels["arm"] != arm or
                   labels["backend"] != backend):
                 errs.append(f"{sname} {labels}")
@@ -293,7 +313,7 @@ def shape_errors(fams, pid, arm, backend):
             continue
         series = {}
         for sname, labels, value in samples:
-            site = labels["site"]
+            site = (labels["site"], labels.get("mode"))
             series.setdefault(site, {"b": [], "count": None})
             if sname.endswith("_bucket"):
                 series[site]["b"].append((float(labels["le"]), value))
@@ -381,6 +401,21 @@ def test_export(tmp):
     jtotal = sum(lk["acquisitions"] for lk in doc["locks"] if lk["type"] == "mutex")
     report(total == jtotal and total > 0,
            "the exit export's acquisitions add up to the exit JSON's", f"{total} vs {jtotal}")
+    def summed(family, mode=None):
+        return sum(v for _, lab, v in fams.get(family, (None, []))[1]
+                   if mode is None or lab.get("mode") == mode)
+    rw = [lk for lk in doc["locks"] if lk["type"] == "rwlock"]
+    cv = [lk for lk in doc["locks"] if lk["type"] == "condvar"]
+    got = {m: summed("lockswap_rwlock_acquisitions", m) for m in ("read", "write")}
+    want = {m: sum(lk[m]["acquisitions"] for lk in rw) for m in ("read", "write")}
+    report(got == want and got["read"] > 0 and got["write"] > 0,
+           "rwlock reads and writes: the exit export's acquisitions by mode add up to the exit JSON's",
+           f"{got} vs {want}")
+    got = {k: summed(f"lockswap_cond_{k}") for k in ("waits", "timeouts", "signals", "broadcasts")}
+    want = {k: sum(lk[k] for lk in cv) for k in ("waits", "timeouts", "signals", "broadcasts")}
+    report(got == want and got["waits"] > 0 and got["signals"] > 0,
+           "condvar waits, timeouts, signals, broadcasts: the exit export adds up to the exit JSON",
+           f"{got} vs {want}")
     info = fams.get("lockswap_arm_info", (None, []))[1]
     report(len(info) == 1 and info[0][1].get("arm") == arm and
            info[0][1].get("key_value") == "shard-3",

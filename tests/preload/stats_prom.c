@@ -1,7 +1,9 @@
 /*
  * stats_prom.c - mutexes first used at nine call sites of this program,
- * locked by two threads for a while: the load of tests/arms (the
- * Prometheus export).
+ * locked by two threads for a while, plus an rwlock (read every round,
+ * written every 16th) and a condvar (a signal every round, a broadcast and
+ * a timed wait with a past deadline every 64th): the load of tests/arms
+ * (the Prometheus export).
  *
  *   stats_prom SECONDS [fork]
  *
@@ -24,6 +26,9 @@ static pthread_mutex_t site_lock[8] = {
 	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
 };
 static pthread_mutex_t hot = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static pthread_mutex_t cv_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile unsigned long counter;
 static double seconds;
 
@@ -58,6 +63,21 @@ static void round_of_work(unsigned long n)
 		;
 	counter += n;
 	pthread_mutex_unlock(&hot);
+	if (n % 16 == 0) {
+		pthread_rwlock_wrlock(&rw);
+		counter++;
+	} else {
+		pthread_rwlock_rdlock(&rw);
+	}
+	pthread_rwlock_unlock(&rw);
+	pthread_cond_signal(&cv);
+	if (n % 64 == 0) {
+		struct timespec past = { 0, 0 }; /* times out at once: no waiter is ever left */
+		pthread_cond_broadcast(&cv);
+		pthread_mutex_lock(&cv_lock);
+		pthread_cond_timedwait(&cv, &cv_lock, &past);
+		pthread_mutex_unlock(&cv_lock);
+	}
 }
 
 static void work_for(double secs)
