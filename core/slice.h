@@ -57,7 +57,9 @@
  * At most 8191 threads may queue on one lock at once.
  *
  * Who owns the slice is thread-local (ls_slice_self): the lock and the
- * generation.  A thread owns the slice of r iff OWNED is set and its
+ * generation.  A thread that owns a slice of one lock never queues for, or
+ * opens, a slice of another: it goes to that lock's inner lock directly
+ * (two owners queued in each other's slices would wait for each other).  A thread owns the slice of r iff OWNED is set and its
  * record names r and the word's generation.
  *
  * Transitions (each one CAS on the word, except the owner's RUN, a
