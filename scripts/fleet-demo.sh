@@ -11,9 +11,9 @@
 #
 # Settings (plain variables; a LOCKSWAP_* name would be read by the
 # library as one of its options):
-#   FLEET_PROCESSES=24                  processes (12 leave one arm of the
-#                                       default three with a single process:
-#                                       SHARD=0..11 hash to 4, 7 and 1)
+#   FLEET_PROCESSES=24                  processes (fewer may leave an arm of
+#                                       the default four with one process or
+#                                       none: the arm is a hash of SHARD)
 #   FLEET_JOBS=CPUs/4 (at least 1)      how many run at once: each of the
 #                                       workload's 4 threads gets a CPU, as
 #                                       it would on a host of its own; more
@@ -29,7 +29,7 @@ cd "$(dirname "$0")/.." || exit 1
 PROCESSES=${FLEET_PROCESSES:-24}
 JOBS=${FLEET_JOBS:-$(($(nproc) / 4))}
 ((JOBS >= 1)) || JOBS=1
-ARMS=${FLEET_ARMS:-"glibc; futex; name=restricted restrict:futex RESTRICT_ACTIVE=2"}
+ARMS=${FLEET_ARMS:-"glibc; futex; name=restricted restrict:futex RESTRICT_ACTIVE=2; name=sliced slice:futex"}
 WORKLOAD=${FLEET_WORKLOAD:-leveldb}
 OUT=${FLEET_OUT:-out/fleet}
 LOCKSWAP=(/usr/bin/python3 scripts/lockswap)
