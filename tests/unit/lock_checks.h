@@ -329,4 +329,46 @@ __attribute__((unused)) static void check_fork(int nwaiters)
 }
 
 
+
+/* -- unlock misuse glibc survives: unlocking a free lock changes nothing
+ * (word(st) before and after), a second unlock of a released lock neither,
+ * and a non-owner's unlock of a held lock followed by the owner's leaves
+ * the lock idle (`idle` asserts the algorithm's own notion) and usable. */
+
+static _Atomic int misuse_locked, misuse_go;
+static void *misuse_owner(void *arg)
+{
+	assert_int_equal(ops->lock(st), 0);
+	atomic_store(&misuse_locked, 1);
+	while (!atomic_load(&misuse_go))
+		usleep(1000);
+	ops->unlock(st);
+	return NULL;
+}
+
+__attribute__((unused)) static void check_unlock_misuse(uint64_t (*word)(void *s),
+                                                        void (*idle)(void))
+{
+	reset();
+	ops->unlock(st);
+	assert_int_equal(word(st), 0);
+	assert_int_equal(ops->lock(st), 0);
+	ops->unlock(st);
+	uint64_t w = word(st);
+	ops->unlock(st);
+	assert_int_equal(word(st), w);
+	atomic_store(&misuse_locked, 0);
+	atomic_store(&misuse_go, 0);
+	pthread_t t = spawn(misuse_owner, 0);
+	while (!atomic_load(&misuse_locked))
+		usleep(1000);
+	ops->unlock(st); /* not ours */
+	atomic_store(&misuse_go, 1);
+	join(t);
+	idle();
+	assert_int_equal(ops->lock(st), 0);
+	ops->unlock(st);
+	idle();
+}
+
 #endif

@@ -278,43 +278,11 @@ static void test_fork(void **state)
 	check_fork(3);
 }
 
-/* Unlocking a free lock changes nothing; a non-owner's unlock followed by
- * the owner's departs once. */
-static _Atomic int owner_locked, owner_go;
-static void *owner(void *arg)
-{
-	assert_int_equal(ops->lock(st), 0);
-	atomic_store(&owner_locked, 1);
-	while (!atomic_load(&owner_go))
-		usleep(1000);
-	ops->unlock(st);
-	return NULL;
-}
-
 static void test_unlock_misuse(void **state)
 {
 	for (size_t i = 0; i < NINNERS; i++) {
 		use(inners[i], 2, 1000);
-		reset();
-		ops->unlock(st);
-		assert_int_equal(word_of(st), 0);
-		assert_int_equal(ops->lock(st), 0);
-		ops->unlock(st);
-		uint64_t w = word_of(st);
-		ops->unlock(st);
-		assert_int_equal(word_of(st), w);
-		atomic_store(&owner_locked, 0);
-		atomic_store(&owner_go, 0);
-		pthread_t t = spawn(owner, 0);
-		while (!atomic_load(&owner_locked))
-			usleep(1000);
-		ops->unlock(st); /* not ours */
-		atomic_store(&owner_go, 1);
-		join(t);
-		assert_empty();
-		assert_int_equal(ops->lock(st), 0);
-		ops->unlock(st);
-		assert_empty();
+		check_unlock_misuse(word_of, assert_empty);
 	}
 }
 

@@ -377,6 +377,22 @@ static void *slow_owner(void *arg)
 	return NULL;
 }
 
+/* The main thread holds the lock; `owner` arrives, finds it held and opens
+ * a slice; `waiter` queues behind; the main thread lets go; both finish. */
+static void owner_then_waiter(void *(*owner)(void *), void *(*waiter)(void *))
+{
+	assert_int_equal(ops->lock(st), 0);
+	uint64_t s0 = sig(st);
+	pthread_t o = spawn(owner, 0);
+	await_change(s0);
+	s0 = sig(st);
+	pthread_t w = spawn(waiter, 0);
+	await_change(s0);
+	ops->unlock(st);
+	join(w);
+	join(o);
+}
+
 static void test_gap_probe(void **state)
 {
 	use("slice:futex", 5000, 1000);
@@ -387,16 +403,7 @@ static void test_gap_probe(void **state)
 	atomic_store(&got, 0);
 	atomic_store(&gap_flushes, 0);
 	atomic_store(&ls_slice_trace, count_gaps);
-	assert_int_equal(ops->lock(st), 0);
-	uint64_t s0 = sig(st);
-	pthread_t o = spawn(slow_owner, 0);
-	await_change(s0);
-	s0 = sig(st);
-	pthread_t w = spawn(plain_waiter, 0);
-	await_change(s0);
-	ops->unlock(st);
-	join(w);
-	join(o);
+	owner_then_waiter(slow_owner, plain_waiter);
 	atomic_store(&ls_slice_trace, NULL);
 	assert_int_equal(atomic_load(&got), 1);
 	assert_int_equal(atomic_load(&gap_flushes), 1);
@@ -472,16 +479,7 @@ static void test_busy_machine(void **state)
 	atomic_store(&hogs_stop, 0);
 	pthread_t h[2] = { spawn(hog, 0), spawn(hog, 1) };
 	atomic_store(&ls_slice_trace, count_busy);
-	assert_int_equal(ops->lock(st), 0);
-	uint64_t s0 = sig(st);
-	pthread_t o = spawn(busy_owner, 0);
-	await_change(s0);
-	s0 = sig(st);
-	pthread_t w = spawn(pinned_waiter, 0);
-	await_change(s0);
-	ops->unlock(st);
-	join(w);
-	join(o);
+	owner_then_waiter(busy_owner, pinned_waiter);
 	atomic_store(&ls_slice_trace, NULL);
 	atomic_store(&hogs_stop, 1);
 	join(h[0]);
@@ -502,43 +500,11 @@ static void test_fork(void **state)
 	check_fork(3);
 }
 
-/* Unlocking a free lock changes nothing; a non-owner's unlock of a held
- * lock releases it once. */
-static _Atomic int owner_locked, owner_go;
-static void *holder(void *arg)
-{
-	assert_int_equal(ops->lock(st), 0);
-	atomic_store(&owner_locked, 1);
-	while (!atomic_load(&owner_go))
-		usleep(1000);
-	ops->unlock(st);
-	return NULL;
-}
-
 static void test_unlock_misuse(void **state)
 {
 	for (size_t i = 0; i < NINNERS; i++) {
 		use(inners[i], 250, 300);
-		reset();
-		ops->unlock(st);
-		assert_int_equal(word_of(st), 0);
-		assert_int_equal(ops->lock(st), 0);
-		ops->unlock(st);
-		uint64_t w = word_of(st);
-		ops->unlock(st);
-		assert_int_equal(word_of(st), w);
-		atomic_store(&owner_locked, 0);
-		atomic_store(&owner_go, 0);
-		pthread_t t = spawn(holder, 0);
-		while (!atomic_load(&owner_locked))
-			usleep(1000);
-		ops->unlock(st); /* not ours */
-		atomic_store(&owner_go, 1);
-		join(t);
-		assert_idle();
-		assert_int_equal(ops->lock(st), 0);
-		ops->unlock(st);
-		assert_idle();
+		check_unlock_misuse(word_of, assert_idle);
 	}
 }
 
