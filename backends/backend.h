@@ -54,6 +54,11 @@ struct ls_lock_ops {
 	int (*trylock)(void *s);
 	int (*timedlock)(void *s, clockid_t clock, const struct timespec *abstime);
 	void (*unlock)(void *s);
+	/* Optional (NULL = unlock): the holder's unlock before it blocks (a
+	 * condvar wait).  A lock that keeps something for its holder across
+	 * an unlock (a slice, core/slice.h) gives it up here, since the
+	 * holder will not come back soon. */
+	void (*unlock_to_wait)(void *s);
 	bool (*is_locked)(void *s);
 	bool (*lock_plain)(void *s);
 	bool (*unlock_plain)(void *s);

@@ -50,6 +50,10 @@
 		return ls_##algo##_timedlock(s, (in), (char *)s + 8, c, t);                \
 	}                                                                                  \
 	static void table##_unlock(void *s) { ls_##algo##_unlock(s, (in), (char *)s + 8); } \
+	static void table##_unlock_to_wait(void *s)                                        \
+	{                                                                                  \
+		ls_##algo##_unlock_to_wait(s, (in), (char *)s + 8);                        \
+	}                                                                                  \
 	static bool table##_is_locked(void *s) { return (in)->is_locked((char *)s + 8); }   \
 	static const struct ls_lock_ops *id##_compose(const struct ls_lock_ops *inner);     \
 	DECL = {                                                                           \
@@ -60,6 +64,7 @@
 		.trylock = table##_trylock,                                                \
 		.timedlock = table##_timedlock,                                            \
 		.unlock = table##_unlock,                                                  \
+		.unlock_to_wait = table##_unlock_to_wait,                                  \
 		.is_locked = table##_is_locked,                                            \
 		.compose = id##_compose,                                                   \
 		.default_inner = DEFAULT_INNER,                                            \

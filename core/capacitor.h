@@ -295,4 +295,11 @@ static inline void ls_capacitor_unlock(struct ls_capacitor *c, const struct ls_l
 		ls_capacitor_depart(c);
 }
 
+/* Before a condvar wait: a capacitor keeps nothing for its holder. */
+static inline void ls_capacitor_unlock_to_wait(struct ls_capacitor *c,
+                                               const struct ls_lockable *in, void *inner)
+{
+	ls_capacitor_unlock(c, in, inner);
+}
+
 #endif

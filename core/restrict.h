@@ -173,6 +173,12 @@ int ls_restrict_acquire(struct ls_restrict *r, const struct ls_lockable *in, voi
                         clockid_t clock, const struct timespec *abstime);
 int ls_restrict_trylock(struct ls_restrict *r, const struct ls_lockable *in, void *inner);
 void ls_restrict_unlock(struct ls_restrict *r, const struct ls_lockable *in, void *inner);
+/* Before a condvar wait: the restrictor keeps nothing for its holder. */
+static inline void ls_restrict_unlock_to_wait(struct ls_restrict *r, const struct ls_lockable *in,
+                                              void *inner)
+{
+	ls_restrict_unlock(r, in, inner);
+}
 /* Leave the active set (the caller is a registered member). */
 void ls_restrict_depart(struct ls_restrict *r);
 

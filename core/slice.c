@@ -238,6 +238,27 @@ void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void 
 	ls_wait_exit(&sc);
 }
 
+void ls_slice_unlock_to_wait(struct ls_slice *r, const struct ls_lockable *in, void *inner)
+{
+	if (!in->is_locked(inner))
+		return; /* misuse: as ls_slice_unlock */
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
+	if (!ls_slice_mine(r, w)) {
+		in->unlock(inner);
+		return;
+	}
+	struct ls_slice_self *s = &ls_slice_self;
+	uint64_t now = ls_ticks();
+	s->hold += ls_ticks_since(s->acq, now);
+	s->rel = now;
+	s->n++;
+	in->unlock(inner);
+	struct ls_wait_scope sc;
+	ls_wait_enter_quiet(&sc); /* as ls_slice_unlock_end */
+	end_slice(r, pays(s, now, true));
+	ls_wait_exit(&sc);
+}
+
 /* ---- waiting ---------------------------------------------------------- */
 
 enum { TURN_OWNER, TURN_PLAIN };

@@ -206,7 +206,7 @@ int ls_mutex_release_for_wait(pthread_mutex_t *m, struct ls_mutex_saved *s)
 		s->count = x->count;
 		set_owner(x, 0);
 	}
-	b->unlock(x->lock);
+	(b->unlock_to_wait ? b->unlock_to_wait : b->unlock)(x->lock);
 	return 0;
 }
 

@@ -5,7 +5,8 @@
  * stress (a ticket with q ahead is served within q+1 slice ends),
  * timeouts and abandoned tickets that leave nothing behind, an owner that
  * stops calling (the head takes over), the gap probe (slices given up
- * where they do not pay, kept where no CPU is free), fork, and unlock
+ * where they do not pay, kept where no CPU is free), a holder that blocks
+ * in a condvar wait (its slice ends with the unlock), fork, and unlock
  * misuse.  Behaviour only, never
  * timing: budgets are tiny so that slices end quickly, and every wait has
  * a deadline.
@@ -441,14 +442,17 @@ static void spin_us(long us)
 		clock_gettime(CLOCK_MONOTONIC, &b);
 	while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
 }
-static void spin_100us(void)
+/* Busy away from the lock, on a shared CPU: 32 of these (the probe) span
+ * 16 ms of wall time, several of the scheduler's slices between three
+ * runnable threads, so the owner is preempted before the probe. */
+static void spin_500us(void)
 {
-	spin_us(100); /* busy away from the lock, on a shared CPU */
+	spin_us(500);
 }
 static void *busy_owner(void *arg)
 {
 	pin(0);
-	owner_until_slice_ends(spin_100us);
+	owner_until_slice_ends(spin_500us);
 	return NULL;
 }
 static _Atomic long busy_handovers;
@@ -490,6 +494,60 @@ static void test_busy_machine(void **state)
 	assert_idle();
 }
 
+/* -- a holder that blocks (a condvar wait: the interposer's unlock_to_wait)
+ * ends its slice with the unlock: the queued waiter is handed the slice at
+ * once, not after a watch period (a 20 ms one here: a test that passed only
+ * through the watch would see a take-over, not a hand-over). */
+static _Atomic int blocker_go;
+static _Atomic long handed, taken;
+static void count_handed(const void *r, int ev, uint32_t t, uint32_t ahead)
+{
+	if (ev == LS_SL_TRACE_HANDOVER)
+		atomic_fetch_add(&handed, 1);
+	if (ev == LS_SL_TRACE_TAKEOVER)
+		atomic_fetch_add(&taken, 1);
+}
+static void *blocking_owner(void *arg)
+{
+	assert_int_equal(ops->lock(st), 0); /* opens a slice behind main's hold */
+	while (!atomic_load(&blocker_go))   /* ...until the waiter is queued */
+		usleep(1000);
+	ops->unlock_to_wait(st);
+	atomic_store(&blocker_go, ls_slice_self.lock == NULL ? 2 : 3);
+	return NULL;
+}
+
+static void test_unlock_to_wait(void **state)
+{
+	use("slice:futex", 5000, 100000000);
+	assert_non_null(ops->unlock_to_wait);
+	reset();
+	atomic_store(&got, 0);
+	atomic_store(&blocker_go, 0);
+	atomic_store(&handed, 0);
+	atomic_store(&taken, 0);
+	atomic_store(&ls_slice_trace, count_handed);
+	assert_int_equal(ops->lock(st), 0);
+	uint64_t s0 = sig(st);
+	pthread_t o = spawn(blocking_owner, 0);
+	await_change(s0);
+	s0 = sig(st);
+	pthread_t w = spawn(plain_waiter, 0);
+	await_change(s0);
+	ops->unlock(st);
+	while (!(word_of(st) & LS_SL_RUN)) /* the owner got the inner lock */
+		usleep(100);
+	atomic_store(&blocker_go, 1);
+	join(w);
+	join(o);
+	atomic_store(&ls_slice_trace, NULL);
+	assert_int_equal(atomic_load(&got), 1);
+	assert_int_equal(atomic_load(&blocker_go), 2); /* its slice is gone */
+	assert_int_equal(atomic_load(&handed), 1);
+	assert_int_equal(atomic_load(&taken), 0);
+	assert_idle();
+}
+
 static void test_fork(void **state)
 {
 	use("slice:futex", 10, 100000000);
@@ -520,6 +578,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_owner_stops, restore),
 		cmocka_unit_test_teardown(test_gap_probe, restore),
 		cmocka_unit_test_teardown(test_busy_machine, restore),
+		cmocka_unit_test_teardown(test_unlock_to_wait, restore),
 		cmocka_unit_test_teardown(test_fork, restore),
 		cmocka_unit_test_teardown(test_unlock_misuse, restore),
 	};
