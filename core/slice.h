@@ -107,6 +107,10 @@
  * watch periods at most (one to mark, one to see the mark stay), even
  * when every waiter uses timed locks shorter than a period.
  *
+ * A holder about to block in a condvar wait unlocks with
+ * ls_slice_unlock_to_wait, which ends its slice at once (the interposer
+ * calls the backends' unlock_to_wait there).
+ *
  * trylock: the inner trylock, slice or not (a trylock never waits in
  * line: refusing it during slices would starve a thread that spins on
  * trylock for as long as the lock stays contended); the owner's counts as
