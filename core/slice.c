@@ -352,7 +352,10 @@ static int watch(struct ls_slice *r, uint32_t t)
 {
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
 	do {
-		if (!(w & LS_SL_OWNED))
+		/* An owner that has not run yet in its slice waits for the inner
+		 * lock, or to be scheduled after its hand-over: taking its slice
+		 * would not get the lock sooner. */
+		if (!(w & LS_SL_OWNED) || !(w & LS_SL_RUN))
 			return -1;
 		if (!(w & LS_SL_MARKED)) {
 			nw = w | LS_SL_MARKED | (mark_now() << LS_SL_MARK_SHIFT);

@@ -84,8 +84,9 @@
  *                  slices do not pay), everyone woken.
  *   watch          the head (t == grant), and every waiter while GHOST
  *                  is set, parks with a timeout (the watch period, 4 x
- *                  LOCKSWAP_SLICE_US); woken by it, it sets MARKED and
- *                  the mark time if they are clear.  If it finds MARKED
+ *                  LOCKSWAP_SLICE_US); woken by it, once the owner has
+ *                  run (RUN), it sets MARKED and the mark time if they
+ *                  are clear.  If it finds MARKED
  *                  already set for a whole watch period, the owner made no
  *                  acquisition since (it was descheduled, exited, was
  *                  cancelled, or stopped calling): the head, running now,
