@@ -52,6 +52,15 @@ static struct ls_qnode *make(uint32_t id)
 	return s ? slot(s, id) : NULL;
 }
 
+void ls_qnode_after_fork(void)
+{
+	/* Single-threaded here (fork child handler).  slab_lock may have been
+	 * held by a thread that no longer exists; what it guarded is whole
+	 * (a slab is published by its final release store, so one cut short
+	 * is at worst an unpublished mapping). */
+	atomic_store_explicit(&slab_lock.word, LS_FUTEX_UNLOCKED, memory_order_relaxed);
+}
+
 struct ls_qnode *ls_qnode_get(struct ls_thread *self)
 {
 	struct ls_qnode *home = make(self->id), *n;

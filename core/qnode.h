@@ -75,6 +75,10 @@ static inline void ls_qnode_put(struct ls_qnode *n)
 }
 
 void ls_qnode_link(struct ls_qnode *pred, uint32_t id);
+
+/* Fork child, single-threaded: release the slab lock that a parent's
+ * thread may have held at fork (the embedder's fork handler calls it). */
+void ls_qnode_after_fork(void);
 uint32_t ls_qnode_wait_link(struct ls_qnode *n);
 
 #endif

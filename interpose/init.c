@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/qnode.h"
 #include "../core/thread.h"
 #include "arms.h"
 #include "cancel.h"
@@ -229,6 +230,7 @@ const struct ls_lock_ops *ls_init(void)
 static void atfork_child(void)
 {
 	ls_thread_after_fork();
+	ls_qnode_after_fork();
 	ls_gate_after_fork();
 	if (ls_observing())
 		ls_stats_after_fork();

@@ -28,6 +28,7 @@
 
 #include "../../backends/backend.h"
 #include "../../core/spin.h"
+#include "../../core/qnode.h"
 #include "../../core/thread.h"
 
 /* The lock under test: its ops, and a signature of its state that changes
@@ -273,6 +274,7 @@ static void *fork_holder(void *arg)
 static int child_checks(void)
 {
 	ls_thread_after_fork(); /* what the interposer's atfork handler does */
+	ls_qnode_after_fork();
 	alarm(10);              /* a hang fails the test instead of blocking it */
 	ops->unlock(st);
 	if (ops->lock(st) != 0)
