@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../stats/hooks.h"
 #include "options.h"
 
 /* Edit distance counting a swap of two neighbours as one edit ("optimal
@@ -57,39 +58,15 @@ const char *ls_option_closest(const char *name, size_t n)
 	return best && best_d <= 2 && best_d * 3 < n ? best : NULL;
 }
 
-/* The names the statistics' signal parser knows (stats/table.c), minus
- * the two signals that cannot be caught. */
-static const struct { const char *name; int sig; } signal_names[] = {
-	{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "USR1", SIGUSR1 },
-	{ "USR2", SIGUSR2 }, { "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM },
-	{ "CHLD", SIGCHLD }, { "CONT", SIGCONT }, { "TSTP", SIGTSTP }, { "TTIN", SIGTTIN },
-	{ "TTOU", SIGTTOU }, { "URG", SIGURG }, { "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ },
-	{ "VTALRM", SIGVTALRM }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH }, { "IO", SIGIO },
-	{ "PWR", SIGPWR }, { "SYS", SIGSYS },
-};
-
 bool ls_signal_option_check(const char *v, char *why, size_t len)
 {
 	if (!*v)
 		return true;
-	int sig = -1;
-	if (*v >= '0' && *v <= '9') {
-		int n = 0;
-		const char *p = v;
-		for (; *p >= '0' && *p <= '9' && n < 1000; p++)
-			n = n * 10 + (*p - '0');
-		if (*p == 0 && n > 0 && n <= SIGRTMAX)
-			sig = n;
-	} else {
-		const char *s = strncmp(v, "SIG", 3) == 0 ? v + 3 : v;
-		if (strcmp(s, "KILL") == 0)
-			sig = SIGKILL;
-		else if (strcmp(s, "STOP") == 0)
-			sig = SIGSTOP;
-		for (size_t i = 0; sig < 0 && i < sizeof signal_names / sizeof signal_names[0]; i++)
-			if (strcmp(s, signal_names[i].name) == 0)
-				sig = signal_names[i].sig;
-	}
+	/* The statistics' own parser, plus the two signals it does not know
+	 * because they cannot be caught: named here to say so. */
+	const char *name = strncmp(v, "SIG", 3) == 0 ? v + 3 : v;
+	int sig = strcmp(name, "KILL") == 0 ? SIGKILL
+	        : strcmp(name, "STOP") == 0 ? SIGSTOP : ls_stats_parse_signal(v);
 	if (sig == SIGKILL || sig == SIGSTOP) {
 		snprintf(why, len, "signal %d (%s) cannot be caught, so it cannot trigger a dump; "
 		         "choose another, e.g. USR2", sig, sig == SIGKILL ? "KILL" : "STOP");

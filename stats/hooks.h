@@ -65,6 +65,12 @@ struct ls_stats_settings {
 };
 void ls_stats_configure(const struct ls_stats_settings *s);
 
+/* LOCKSWAP_STATS_SIGNAL's value: "USR2", "SIGUSR2" or "12" -> the signal
+ * number; 0 if empty; -1 if neither a catchable name nor a number in
+ * 1..SIGRTMAX (KILL and STOP are not names it knows).  The option check
+ * (interpose/option_hints.c) and the statistics' configuration share it. */
+int ls_stats_parse_signal(const char *s);
+
 /* An object as the shim sees it.  The type is kept in the low two bits of
  * a record's key (stats/impl.h), so there are at most three. */
 enum { LS_REC_MUTEX = 1, LS_REC_COND = 2, LS_REC_RWLOCK = 3 };

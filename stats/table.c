@@ -70,33 +70,6 @@ static void copy_text(const char *v, char *out, size_t len)
 	out[n] = 0;
 }
 
-/* "USR2", "SIGUSR2" or "12"; 0 if empty or unknown. */
-static int parse_signal(const char *s)
-{
-	static const struct { const char *name; int sig; } names[] = {
-		{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "USR1", SIGUSR1 },
-		{ "USR2", SIGUSR2 }, { "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM },
-		{ "CHLD", SIGCHLD }, { "CONT", SIGCONT }, { "TSTP", SIGTSTP }, { "TTIN", SIGTTIN },
-		{ "TTOU", SIGTTOU }, { "URG", SIGURG }, { "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ },
-		{ "VTALRM", SIGVTALRM }, { "PROF", SIGPROF }, { "WINCH", SIGWINCH }, { "IO", SIGIO },
-		{ "PWR", SIGPWR }, { "SYS", SIGSYS },
-	};
-	if (!*s)
-		return 0;
-	if (*s >= '0' && *s <= '9') {
-		int n = 0;
-		for (; *s >= '0' && *s <= '9' && n < 1000; s++)
-			n = n * 10 + (*s - '0');
-		return (*s == 0 && n > 0 && n <= SIGRTMAX) ? n : -1;
-	}
-	if (strncmp(s, "SIG", 3) == 0)
-		s += 3;
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(s, names[i].name) == 0)
-			return names[i].sig;
-	return -1;
-}
-
 static void read_config(void)
 {
 	struct ls_stats_config *c = &ls_stats_cfg;
@@ -111,7 +84,7 @@ static void read_config(void)
 	copy_text(given()->folded, c->folded, sizeof c->folded);
 	char sig[32];
 	copy_text(given()->signal, sig, sizeof sig);
-	c->signal = parse_signal(sig);
+	c->signal = ls_stats_parse_signal(sig);
 	if (c->signal < 0) {
 		ls_say("lockswap: LOCKSWAP_STATS_SIGNAL is not a signal name or number; "
 		       "no dump on signal\n");

@@ -57,6 +57,16 @@ static pthread_t spawn(void *(*fn)(void *), long arg)
 	return t;
 }
 
+/* Start fn(arg) and wait until it is observably queued or parked on the
+ * lock (sig(st) changed), so that arrivals happen in a known order. */
+static pthread_t spawn_queued(void *(*fn)(void *), long arg)
+{
+	uint64_t s0 = sig(st);
+	pthread_t t = spawn(fn, arg);
+	await_change(s0);
+	return t;
+}
+
 static long join(pthread_t t)
 {
 	void *r;
@@ -223,9 +233,7 @@ __attribute__((unused)) static void check_fifo(int n, int timed)
 	timed_result = -1;
 	assert_int_equal(ops->lock(st), 0);
 	for (int i = 0; i < n; i++) {
-		uint64_t s0 = sig(st);
-		t[i] = spawn(fifo_waiter, i);
-		await_change(s0);
+		t[i] = spawn_queued(fifo_waiter, i);
 	}
 	if (timed >= 0 && !timed_late) {
 		join(t[timed]);
@@ -309,9 +317,7 @@ __attribute__((unused)) static void check_fork(int nwaiters)
 		usleep(1000);
 	assert_int_equal(ops->lock(st), 0);
 	for (int i = 0; i < nwaiters; i++) {
-		uint64_t s0 = sig(st);
-		w[i] = spawn(fork_waiter, i);
-		await_change(s0);
+		w[i] = spawn_queued(fork_waiter, i);
 	}
 	fflush(NULL);
 	pid_t pid = fork();

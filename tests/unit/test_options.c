@@ -13,6 +13,7 @@
 #include "../../interpose/options.c"
 #include "../../interpose/arms.c"
 #include "../../interpose/option_hints.c"
+#include "../../stats/signal_name.c"
 
 static char err[LS_ERR_MAX];
 

@@ -139,9 +139,7 @@ static void abandon(const char *name, const bool *timed, int n)
 	got = 0;
 	assert_int_equal(ops->lock(st), 0);
 	for (int i = 0; i < n; i++) {
-		uint64_t s0 = sig(st);
-		t[i] = spawn(timed[i] ? timed_waiter : plain_waiter, i);
-		await_change(s0);
+		t[i] = spawn_queued(timed[i] ? timed_waiter : plain_waiter, i);
 	}
 	int plain = 0;
 	for (int i = 0; i < n; i++)

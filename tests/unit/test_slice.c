@@ -128,9 +128,7 @@ static void test_handover_order(void **state)
 		atomic_store(&sl_norder, 0);
 		assert_int_equal(ops->lock(st), 0);
 		for (int i = 0; i < ORDER_N; i++) {
-			uint64_t s0 = sig(st);
-			t[i] = spawn(slice_user, i);
-			await_change(s0);
+			t[i] = spawn_queued(slice_user, i);
 		}
 		assert_true(word_of(st) & LS_SL_OWNED);
 		assert_int_equal(ls_slice_queue_of(word_of(st)), ORDER_N - 1);
@@ -257,9 +255,7 @@ static void abandon(const char *name, const bool *timed, int n)
 	atomic_store(&got, 0);
 	assert_int_equal(ops->lock(st), 0);
 	for (int i = 0; i < n; i++) {
-		uint64_t s0 = sig(st);
-		t[i] = spawn(timed[i] ? timed_waiter : plain_waiter, i);
-		await_change(s0);
+		t[i] = spawn_queued(timed[i] ? timed_waiter : plain_waiter, i);
 	}
 	int plain = 0;
 	for (int i = 0; i < n; i++)
@@ -324,14 +320,10 @@ static void test_owner_stops(void **state)
 	atomic_store(&takeovers, 0);
 	atomic_store(&ls_slice_trace, count_takeovers);
 	assert_int_equal(ops->lock(st), 0);
-	uint64_t s0 = sig(st);
-	pthread_t o = spawn(stopping_owner, 0);
-	await_change(s0);
+	pthread_t o = spawn_queued(stopping_owner, 0);
 	pthread_t w[3];
 	for (int i = 0; i < 3; i++) {
-		s0 = sig(st);
-		w[i] = spawn(plain_waiter, i);
-		await_change(s0);
+		w[i] = spawn_queued(plain_waiter, i);
 	}
 	ops->unlock(st);
 	for (int i = 0; i < 3; i++)
@@ -383,12 +375,8 @@ static void *slow_owner(void *arg)
 static void owner_then_waiter(void *(*owner)(void *), void *(*waiter)(void *))
 {
 	assert_int_equal(ops->lock(st), 0);
-	uint64_t s0 = sig(st);
-	pthread_t o = spawn(owner, 0);
-	await_change(s0);
-	s0 = sig(st);
-	pthread_t w = spawn(waiter, 0);
-	await_change(s0);
+	pthread_t o = spawn_queued(owner, 0);
+	pthread_t w = spawn_queued(waiter, 0);
 	ops->unlock(st);
 	join(w);
 	join(o);
@@ -528,12 +516,8 @@ static void test_unlock_to_wait(void **state)
 	atomic_store(&taken, 0);
 	atomic_store(&ls_slice_trace, count_handed);
 	assert_int_equal(ops->lock(st), 0);
-	uint64_t s0 = sig(st);
-	pthread_t o = spawn(blocking_owner, 0);
-	await_change(s0);
-	s0 = sig(st);
-	pthread_t w = spawn(plain_waiter, 0);
-	await_change(s0);
+	pthread_t o = spawn_queued(blocking_owner, 0);
+	pthread_t w = spawn_queued(plain_waiter, 0);
 	ops->unlock(st);
 	while (!(word_of(st) & LS_SL_RUN)) /* the owner got the inner lock */
 		usleep(100);
