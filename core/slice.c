@@ -247,15 +247,11 @@ void ls_slice_unlock_to_wait(struct ls_slice *r, const struct ls_lockable *in, v
 		in->unlock(inner);
 		return;
 	}
-	struct ls_slice_self *s = &ls_slice_self;
-	uint64_t now = ls_ticks();
-	s->hold += ls_ticks_since(s->acq, now);
-	s->rel = now;
-	s->n++;
+	uint64_t now = ls_slice_owner_release();
 	in->unlock(inner);
 	struct ls_wait_scope sc;
 	ls_wait_enter_quiet(&sc); /* as ls_slice_unlock_end */
-	end_slice(r, pays(s, now, true));
+	end_slice(r, pays(&ls_slice_self, now, true));
 	ls_wait_exit(&sc);
 }
 

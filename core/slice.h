@@ -300,9 +300,20 @@ static inline int ls_slice_timedlock(struct ls_slice *r, const struct ls_lockabl
                                      const struct timespec *abstime)
 {
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
-	if (ls_slice_open(w) && !ls_slice_mine(r, w) && in->trylock(inner) == 0)
+	if (ls_slice_open(w) && in->trylock(inner) == 0) /* open: nobody owns a slice */
 		return 0;
 	return ls_slice_acquire(r, in, inner, clock, abstime);
+}
+
+/* The owner releases: account the hold that ends now; returns now. */
+static inline uint64_t ls_slice_owner_release(void)
+{
+	struct ls_slice_self *s = &ls_slice_self;
+	uint64_t now = ls_ticks();
+	s->hold += ls_ticks_since(s->acq, now);
+	s->rel = now;
+	s->n++;
+	return now;
 }
 
 static inline void ls_slice_unlock(struct ls_slice *r, const struct ls_lockable *in, void *inner)
@@ -313,10 +324,8 @@ static inline void ls_slice_unlock(struct ls_slice *r, const struct ls_lockable 
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
 	if (ls_slice_mine(r, w)) {
 		struct ls_slice_self *s = &ls_slice_self;
-		uint64_t now = ls_ticks();
-		s->hold += ls_ticks_since(s->acq, now);
-		s->rel = now;
-		if (++s->n != LS_SLICE_PROBE_N && s->hold < s->budget &&
+		uint64_t now = ls_slice_owner_release();
+		if (s->n != LS_SLICE_PROBE_N && s->hold < s->budget &&
 		    ls_ticks_since(s->start, now) < s->wall && ls_slice_queue_of(w) != 0) {
 			in->unlock(inner);
 			return;
