@@ -27,14 +27,13 @@
 
 #include "prom.h"
 #include "report.h"
+#include "writing.h"
 
 _Atomic int ls_stats_helper_wanted;
 
 static int pipe_r = -1;
 static _Atomic int pipe_w = -1;
-static _Atomic int dumping;
 static _Atomic uint32_t dump_seq;
-static bool forked;
 static uintptr_t exe_lo, exe_hi;
 
 static int find_exe(struct dl_phdr_info *info, size_t size, void *arg)
@@ -127,30 +126,6 @@ void ls_stats_helper_maybe_start(uintptr_t site)
 	ls_stats_export_child_maybe_start();
 }
 
-/* path with %p expanded; a fork child's name gets ".<pid>" if no %p. */
-void ls_stats_path_expand(const char *path, char *out, size_t len)
-{
-	size_t n = 0;
-	bool pid_seen = false;
-	for (const char *p = path; *p && n + 1 < len; p++) {
-		if (p[0] == '%' && p[1] == 'p') {
-			n += (size_t)snprintf(out + n, len - n, "%d", (int)getpid());
-			pid_seen = true;
-			p++;
-		} else if (p[0] == '%' && p[1] == '%') {
-			out[n++] = '%';
-			p++;
-		} else {
-			out[n++] = *p;
-		}
-		if (n >= len)
-			n = len - 1;
-	}
-	out[n] = 0;
-	if (forked && !pid_seen)
-		snprintf(out + n, len - n, ".%d", (int)getpid());
-}
-
 static void warn_file(const char *what, const char *path)
 {
 	char line[600];
@@ -187,28 +162,6 @@ static void write_file(const struct ls_snap *s, const char *pattern, enum fmt f,
 		warn_file(f == FMT_JSON ? "the statistics to" : "folded stacks to", path);
 		unlink(tmp);
 	}
-}
-
-/* One dump or export at a time; `wait`: for up to 5 s. */
-bool ls_stats_dump_enter(bool wait)
-{
-	for (int tries = 0;; tries++) {
-		int expected = 0;
-		if (atomic_compare_exchange_strong(&dumping, &expected, 1))
-			break;
-		if (!wait || tries > 5000)
-			return false;
-		struct timespec ms = { 0, 1000000 };
-		nanosleep(&ms, NULL);
-	}
-	ls_stats_busy++;
-	return true;
-}
-
-void ls_stats_dump_leave(void)
-{
-	ls_stats_busy--;
-	atomic_store(&dumping, 0);
 }
 
 void ls_stats_dump(const char *reason)
@@ -248,11 +201,10 @@ void ls_stats_after_fork(void)
 {
 	if (!ls_stats_on() || !ls_stats_setup())
 		return;
-	forked = true;
+	ls_stats_writing_after_fork();
 	ls_stats_table_reset();
 	ls_stats_stacks_reset();
 	ls_stats_thread_reset();
-	atomic_store(&dumping, 0);
 	atomic_store(&dump_seq, 0);
 	ls_stats_export_after_fork();
 	/* The parent's helper thread is not here, and its pipe is the

@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "prom.h"
+#include "writing.h"
 
 static char pattern[256];
 static unsigned interval;

@@ -34,9 +34,4 @@ void ls_stats_export_stop(void);                      /* exit: the exit dump is 
  * the main executable, as the signal helper does (dump.c calls this). */
 void ls_stats_export_child_maybe_start(void);
 
-/* dump.c: dumps and exports run one at a time. */
-bool ls_stats_dump_enter(bool wait);
-void ls_stats_dump_leave(void);
-void ls_stats_path_expand(const char *path, char *out, size_t len);
-
 #endif

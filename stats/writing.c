@@ -1,0 +1,65 @@
+/* writing.c - one writer at a time, and the names of its files (writing.h). */
+#include "writing.h"
+
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "impl.h"
+
+/* 1 while a dump or an export writes; a CAS from 0 enters. */
+static _Atomic int dumping;
+/* Set in a fork child (before any thread of the child can dump). */
+static bool forked;
+
+bool ls_stats_dump_enter(bool wait)
+{
+	for (int tries = 0;; tries++) {
+		int expected = 0;
+		if (atomic_compare_exchange_strong(&dumping, &expected, 1))
+			break;
+		if (!wait || tries > 5000)
+			return false;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+	ls_stats_busy++;
+	return true;
+}
+
+void ls_stats_dump_leave(void)
+{
+	ls_stats_busy--;
+	atomic_store(&dumping, 0);
+}
+
+void ls_stats_path_expand(const char *path, char *out, size_t len)
+{
+	size_t n = 0;
+	bool pid_seen = false;
+	for (const char *p = path; *p && n + 1 < len; p++) {
+		if (p[0] == '%' && p[1] == 'p') {
+			n += (size_t)snprintf(out + n, len - n, "%d", (int)getpid());
+			pid_seen = true;
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			out[n++] = '%';
+			p++;
+		} else {
+			out[n++] = *p;
+		}
+		if (n >= len)
+			n = len - 1;
+	}
+	out[n] = 0;
+	if (forked && !pid_seen)
+		snprintf(out + n, len - n, ".%d", (int)getpid());
+}
+
+void ls_stats_writing_after_fork(void)
+{
+	forked = true;
+	/* The dump in progress at fork, if any, was another thread's: it is
+	 * not in the child. */
+	atomic_store(&dumping, 0);
+}
