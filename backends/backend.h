@@ -63,6 +63,11 @@ struct ls_lock_ops {
 	bool (*lock_plain)(void *s);
 	bool (*unlock_plain)(void *s);
 	const struct ls_lock_ops *single;
+	/* Set only in the tables that interpose/gate.h alone puts in the
+	 * gate (glibc pass-through, the statistics' counting table): with
+	 * one of those in the gate the condvar entry points must not take
+	 * their native shortcut.  Backends leave it false. */
+	bool gate_only;
 	/* Wrappers only.  The inner lock's state must fit in what the wrapper
 	 * leaves free (checked generically: state_size + inner->state_size <=
 	 * LS_LOCK_STATE_BYTES).  compose() binds the inner lock and returns

@@ -58,11 +58,11 @@ static inline struct ls_condvar *cv_of(pthread_cond_t *c)
 	return (struct ls_condvar *)(void *)c;
 }
 
-/* ---- statistics (only behind a closed gate) ---- */
+/* ---- statistics (only while the gate is watched, gate.h) ---- */
 
 static inline bool observing(void)
 {
-	return !ls_gate_get() && ls_observing();
+	return ls_gate_watched() && ls_observing();
 }
 
 static void stats_obj(pthread_cond_t *c, struct ls_stats_obj *o)
@@ -279,7 +279,7 @@ static int wait_body(pthread_cond_t *c, pthread_mutex_t *m, enum wait_call call,
 static SLOW int wait_entry(pthread_cond_t *c, pthread_mutex_t *m, enum wait_call call,
                            clockid_t clock, const struct timespec *abstime)
 {
-	if (LIKELY(ls_gate_get() != NULL) || (ls_active(), !ls_observing()))
+	if (LIKELY(!ls_gate_watched()) || (ls_active(), !ls_observing()))
 		return wait_body(c, m, call, clock, abstime);
 	uintptr_t site = CALLER();
 	struct ls_stats_obj co, mo;

@@ -1,7 +1,10 @@
 /* gate.c - the fast path's gate and the single-threaded shortcut (gate.h). */
 #include "gate.h"
 
+#include "counting.h"
 #include "real.h"
+
+_Atomic bool ls_gate_watch = true;
 
 /* The "glibc" backend with statistics off: a plain mutex goes straight to
  * glibc's own functions.  The lock state is at offset 0 of the mutex
@@ -16,6 +19,7 @@ const struct ls_lock_ops ls_gate_glibc = {
 	.lock = pass_lock,
 	.trylock = pass_trylock,
 	.unlock = pass_unlock,
+	.gate_only = true,
 };
 
 static const struct ls_lock_ops *choose(const struct ls_lock_ops *b)
@@ -23,14 +27,27 @@ static const struct ls_lock_ops *choose(const struct ls_lock_ops *b)
 	return b->single && ls_single_threaded() ? b->single : b;
 }
 
-void ls_gate_open(const struct ls_lock_ops *b)
+static void publish(const struct ls_lock_ops *b)
 {
-	if (ls_backend_is_passthrough(b))
-		b = &ls_gate_glibc;
 	/* Where the single-threaded verbs move the gate when they find a
 	 * second thread (core/single.h); set before the gate opens. */
 	atomic_store_explicit(&ls_single_after, (const void *)b, memory_order_relaxed);
 	atomic_store_explicit(&ls_single_gate, (const void *)choose(b), memory_order_release);
+}
+
+void ls_gate_open(const struct ls_lock_ops *b)
+{
+	if (ls_backend_is_passthrough(b))
+		b = &ls_gate_glibc;
+	atomic_store_explicit(&ls_gate_watch, false, memory_order_release);
+	publish(b);
+}
+
+void ls_gate_open_counting(const struct ls_lock_ops *b)
+{
+	const struct ls_lock_ops *c = ls_counting_table(b);
+	if (c)
+		publish(c);
 }
 
 void ls_gate_after_fork(void)

@@ -216,13 +216,16 @@ const struct ls_lock_ops *ls_init(void)
 	if (!atomic_compare_exchange_strong_explicit(&ls_active_backend, &expected, b,
 	                                             memory_order_acq_rel, memory_order_acquire))
 		return expected; /* another thread finished first: same answer */
-	/* The statistics mode is chosen here, once: with it on the gates
-	 * stay closed and every call takes its slow path; otherwise plain
+	/* The statistics mode is chosen here, once: with it off plain
 	 * mutexes go straight to the backend (or to glibc), and so do
-	 * rwlocks. */
+	 * rwlocks; with it on the mutex gate opens to the counting table
+	 * (gate.h), the rwlock gate stays closed and every rwlock call takes
+	 * its slow path. */
 	if (!ls_observing()) {
 		ls_gate_open(b);
 		ls_rwlock_gate_open();
+	} else {
+		ls_gate_open_counting(b);
 	}
 	return b;
 }

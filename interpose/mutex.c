@@ -24,6 +24,7 @@
 #include "mutex.h"
 #include "mutex_layout.h"
 #include "real.h"
+#include "../stats/quick.h"
 
 static inline bool served_by_glibc(const struct ls_lock_ops *b, int32_t kind)
 {
@@ -392,6 +393,47 @@ static INLINE int observed_plain_lock(pthread_mutex_t *m, const struct ls_lock_o
 	return observed_blocking_lock(m, b, kind, site);
 }
 
+/* ---- the counting table's uncommon cases (mutex.h) ---- */
+
+/* Each case first gives back the countdown step that the inline step
+ * took (quick.h): the hooks take their own. */
+int ls_mutex_counted_declined(void *m, uintptr_t site)
+{
+	ls_stats_quick_give_back();
+	/* The inline step stopped at the end of the hold countdown: this
+	 * lock starts the hold sample before its try. */
+	if (ls_stats_q.hold_left == 1)
+		ls_hold_due = true;
+	return observed_plain_lock(m, ls_active(), site);
+}
+
+int ls_mutex_counted_blocked(void *m, uintptr_t site)
+{
+	ls_stats_quick_give_back();
+	return observed_blocking_lock(m, ls_active(), ls_mutex_kind(ls_mutex_of(m)), site);
+}
+
+int ls_mutex_counted_after(void *m, uintptr_t site)
+{
+	ls_stats_quick_give_back();
+	/* A plain kind (the fast path's test): the slot word is there. */
+	int q = ls_stats_mutex_locked_quick(&ls_mutex_of(m)->stats, m, site);
+	ls_hold_due = LIKELY(q != LS_STATS_QUICK_DECLINED)
+	                      ? q
+	                      : observed_locked_slow(m, ls_active(), ls_mutex_kind(ls_mutex_of(m)), site);
+	return 0;
+}
+
+int ls_mutex_counted_trylock(void *m, uintptr_t site)
+{
+	return observed_trylock(m, ls_active(), site);
+}
+
+void ls_mutex_counted_unlock(void *m, uintptr_t site)
+{
+	observed_wanted_unlock(m, ls_active(), ls_mutex_kind(ls_mutex_of(m)), site);
+}
+
 static SLOW int lock_slow(pthread_mutex_t *m)
 {
 	const struct ls_lock_ops *b = ls_active();
@@ -449,7 +491,7 @@ LS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 static SLOW int timed_entry(pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime,
                             bool is_clocklock)
 {
-	if (!ls_gate_get()) {
+	if (UNLIKELY(ls_gate_watched())) {
 		const struct ls_lock_ops *b = ls_active();
 		if (UNLIKELY(ls_observing()))
 			return observed_lock(m, b, CALLER(), &(struct blocking){ clock, abstime, is_clocklock });
@@ -468,10 +510,11 @@ LS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 	return timed_entry(m, clock, abstime, true);
 }
 
-/* The statistics are only looked at behind a closed gate. */
+/* The statistics are only looked at while the gate is watched (gate.h):
+ * with statistics off, once it opened, one load and no more. */
 static inline bool observing(void)
 {
-	return !ls_gate_get() && ls_observing();
+	return ls_gate_watched() && ls_observing();
 }
 
 LS_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)

@@ -14,7 +14,7 @@
  * Prometheus writer thread, never a signal handler.  Those threads hold
  * no lock a program thread waits for, except the dumps' own flag, which
  * only the exit dump waits for, and the exit path holds no malloc lock
- * when it calls it; their lock calls are not recorded (ls_stats_busy).
+ * when it calls it; their lock calls are not recorded (ls_stats_q.busy).
  */
 #include <dlfcn.h>
 #include <stdio.h>

@@ -85,16 +85,16 @@ static void signal_setup(void)
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(ls_stats_cfg.signal, &sa, NULL) == 0)
-		atomic_store_explicit(&ls_stats_helper_wanted, 1, memory_order_release);
+		ls_stats_want_helper();
 }
 
 void ls_stats_constructor(void)
 {
 	if (!ls_stats_on() || !ls_stats_setup())
 		return;
-	ls_stats_busy++;
+	ls_stats_enter();
 	dl_iterate_phdr(find_exe, NULL);
-	ls_stats_busy--;
+	ls_stats_leave();
 	ls_stats_unwind_warm();
 	signal_setup();
 	ls_stats_export_start();
@@ -102,7 +102,7 @@ void ls_stats_constructor(void)
 
 static void *helper_main(void *arg)
 {
-	ls_stats_busy = 1; /* everything this thread does is the profiler's */
+	ls_stats_enter(); /* everything this thread does is the profiler's */
 	char b[64];
 	for (;;) {
 		ssize_t n = read(pipe_r, b, sizeof b);
@@ -215,6 +215,6 @@ void ls_stats_after_fork(void)
 		pipe_r = -1;
 		atomic_store(&pipe_w, -1);
 		if (make_pipe())
-			atomic_store(&ls_stats_helper_wanted, 1);
+			ls_stats_want_helper();
 	}
 }

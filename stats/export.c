@@ -123,7 +123,7 @@ static void export_now(void)
 
 static void *writer_main(void *arg)
 {
-	ls_stats_busy = 1; /* everything this thread does is the profiler's */
+	ls_stats_enter(); /* everything this thread does is the profiler's */
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	for (;;) {
@@ -169,7 +169,7 @@ void ls_stats_export_after_fork(void)
 	exporting = names_pid(pattern);
 	if (exporting) {
 		atomic_store(&child_wanted, 1);
-		atomic_store(&ls_stats_helper_wanted, 1);
+		ls_stats_want_helper();
 	}
 }
 

@@ -51,6 +51,7 @@
 
 #include "../core/say.h"
 #include "hooks.h"
+#include "quick.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -61,30 +62,12 @@ extern _Atomic unsigned ls_stats_mode;
 extern _Atomic unsigned ls_stats_top;
 extern _Atomic unsigned ls_stats_sample;
 
-#define LS_STATS_MAX_SLOTS (1u << 18) /* lock and condvar records */
 #define LS_STATS_BUCKETS 48           /* log2 ns: bucket b holds [2^b, 2^(b+1)) ns */
 #define LS_STATS_FRAMES 32            /* frames kept per stack */
 #define LS_STATS_HELD 8               /* hold-time samples open at once per thread */
 #define LS_STATS_EXITED_MAX 4096      /* exited threads kept one by one */
 #define LS_STATS_STACK_CAP (1u << 14) /* distinct stacks */
 #define LS_STATS_EVENT_CAP (1u << 16) /* distinct contention events */
-
-/* Counters of one (thread, object) pair.  Mutex / condvar meaning. */
-enum { LS_C_ACQ = 0, LS_C_TRYFAIL = 1, LS_C_CONTENDED = 2, LS_C_HANDOFF = 3 };
-enum { LS_C_SIGNAL = 0, LS_C_BROADCAST = 1, LS_C_WAIT = 2, LS_C_TIMEOUT = 3 };
-#define LS_C_N 4
-/* One row per (thread, slot), a cache line of the thread's own: the
- * counters; `site`, the return address of this thread's latest
- * acquisition (mutex; rwlock: its write record's row), read only by a
- * sampled waiter that wants the holder's site (ls_stats_holder_site);
- * `want`, the time this thread spent waiting in its contended
- * acquisitions (and timed-out waits) of the slot, in ls_stats_ticks()
- * units: how much it competed (collect.c, fairness). */
-struct ls_stats_count {
-	_Alignas(64) _Atomic uint64_t c[LS_C_N];
-	_Atomic uintptr_t site;
-	_Atomic uint64_t want;
-};
 
 /* Written by one thread only: a plain load-add-store, never a locked op. */
 static inline void ls_stats_bump(_Atomic uint64_t *x)
@@ -143,7 +126,7 @@ struct ls_stats_thread {
 	int32_t tid;
 	_Atomic uint32_t state;       /* LS_ST_* */
 	_Atomic uint32_t hi;          /* 1 + highest slot counted */
-	uint32_t hold_left, wait_left, cond_left, stack_left; /* sampling countdowns */
+	uint32_t wait_left, cond_left, stack_left; /* sampling countdowns (holds: ls_stats_q) */
 	uint32_t nheld;
 	uint64_t rng;
 	struct ls_stats_held held[LS_STATS_HELD];
@@ -183,8 +166,23 @@ struct ls_stats_config {
 };
 extern struct ls_stats_config ls_stats_cfg;
 
-extern __thread unsigned ls_stats_busy __attribute__((tls_model("initial-exec")));
 extern __thread struct ls_stats_thread *ls_stats_me __attribute__((tls_model("initial-exec")));
+/* Enter and leave the profiler (ls_stats_q.busy, nested).  Inside, the
+ * inline step (quick.h) must not count: the countdown is held at 1 on
+ * the way in and given back on the way out.  Nothing inside changes
+ * hold_left but through `parked` (thread.c's attach and exit). */
+static inline void ls_stats_enter(void)
+{
+	if (ls_stats_q.busy++ == 0) {
+		ls_stats_q.parked = ls_stats_q.hold_left;
+		ls_stats_q.hold_left = 1;
+	}
+}
+static inline void ls_stats_leave(void)
+{
+	if (--ls_stats_q.busy == 0)
+		ls_stats_q.hold_left = ls_stats_q.parked;
+}
 /* Set once the thread's block was retired at thread exit: lock calls made
  * by key destructors that run after ours are served, not counted. */
 extern __thread bool ls_stats_gone __attribute__((tls_model("initial-exec")));
@@ -192,7 +190,7 @@ extern __thread bool ls_stats_gone __attribute__((tls_model("initial-exec")));
 /* Start a detached statistics thread (the signal helper, the Prometheus
  * writer) named `name`, with every signal blocked so the program's signals
  * never land on it, and this thread's own calls uncounted meanwhile
- * (ls_stats_busy).  False if it could not be started. */
+ * (ls_stats_q.busy).  False if it could not be started. */
 bool ls_stats_spawn(void *(*fn)(void *), const char *name);
 
 /* table.c */
@@ -292,5 +290,17 @@ unsigned ls_stats_bucket(uint64_t ns);
 void ls_stats_dump(const char *reason);
 void ls_stats_helper_maybe_start(uintptr_t site);
 extern _Atomic int ls_stats_helper_wanted;
+/* Ask for the helper (the signal's, or a fork child's export writer): it
+ * starts on a lock call from the main executable that takes the hooks'
+ * path.  The calling thread's countdown is cut so that its next lock takes
+ * that path; other threads take it within a hold period (their inline
+ * step never looks at the flag). */
+static inline void ls_stats_want_helper(void)
+{
+	atomic_store_explicit(&ls_stats_helper_wanted, 1, memory_order_release);
+	uint32_t *left = ls_stats_q.busy ? &ls_stats_q.parked : &ls_stats_q.hold_left;
+	if (*left > 1)
+		*left = 1;
+}
 
 #endif

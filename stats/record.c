@@ -47,7 +47,7 @@ __thread uint32_t ls_stats_holds_open;
 
 static inline struct ls_stats_thread *me(void)
 {
-	if (UNLIKELY(ls_stats_busy))
+	if (UNLIKELY(ls_stats_q.busy))
 		return NULL;
 	struct ls_stats_thread *t = ls_stats_me;
 	return LIKELY(t != NULL) ? t : ls_stats_thread_attach();
@@ -103,9 +103,9 @@ static inline struct ls_stats_count *counts(struct ls_stats_thread *t, uint32_t 
 
 static inline bool hold_sampled(struct ls_stats_thread *t)
 {
-	if (LIKELY(--t->hold_left != 0))
+	if (LIKELY(--ls_stats_q.hold_left != 0))
 		return false;
-	t->hold_left = ls_stats_hold_period(t);
+	ls_stats_q.hold_left = ls_stats_hold_period(t);
 	return true;
 }
 
@@ -177,6 +177,27 @@ static inline __attribute__((always_inline)) void acquired(struct ls_stats_threa
 		hold_open(t, obj, slot, stamp);
 }
 
+/* From now on the inline step (quick.h) may count this mutex's
+ * acquisitions in row `slot`: the caller has just checked, through
+ * quick(), that the mutex's slot word names `slot` and that the record's
+ * key is this mutex's; acquired() has raised t->hi past the row. */
+static inline void key_row(struct ls_stats_thread *t, uint32_t slot, const void *addr)
+{
+	t->count[slot].key = (uintptr_t)addr;
+}
+
+int ls_stats_quick_handoff(struct ls_stats_count *r, _Atomic uint32_t *w)
+{
+	_Atomic uint32_t *holder = w + 1;
+	/* Relaxed: the next acquirer compares it holding the mutex, whose
+	 * acquire orders this store before; sampled waiters read it racily. */
+	uint32_t prev = atomic_load_explicit(holder, memory_order_relaxed);
+	atomic_store_explicit(holder, ls_stats_q.serial, memory_order_relaxed);
+	if (prev)
+		ls_stats_bump(&r->c[LS_C_HANDOFF]);
+	return 0;
+}
+
 static inline bool got_it(int e)
 {
 	return e == 0 || e == EOWNERDEAD;
@@ -234,10 +255,10 @@ static inline __attribute__((always_inline)) struct ls_stats_thread *
 quick(_Atomic uint32_t *slot, uintptr_t key, uint32_t *s)
 {
 	struct ls_stats_thread *t = ls_stats_me;
-	if (LIKELY(t != NULL && !ls_stats_busy && t->hold_left > 1 && slot &&
+	if (LIKELY(t != NULL && !ls_stats_q.busy && ls_stats_q.hold_left > 1 && slot &&
 	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
 	           key_is(*s = atomic_load_explicit(slot, memory_order_relaxed), key))) {
-		t->hold_left--;
+		ls_stats_q.hold_left--;
 		return t;
 	}
 	return NULL;
@@ -343,7 +364,7 @@ static void contended_end(struct ls_stats_call *k, int e)
  * its hold sample is due (countdown at 1). */
 static inline bool next_hold_due(const struct ls_stats_thread *t)
 {
-	return t && t->hold_left == 1;
+	return t && ls_stats_q.hold_left == 1;
 }
 
 static __attribute__((noinline)) bool locked_slow(const struct ls_stats_obj *m, uintptr_t site,
@@ -369,7 +390,9 @@ static inline __attribute__((always_inline)) bool locked(const struct ls_stats_o
 			read_acquired(t, s, m->addr, 0);
 		else
 			acquired(t, s + half, m->slot + 1, m->addr, site, 0);
-		return t->hold_left == 1;
+		if (m->type == LS_REC_MUTEX)
+			key_row(t, s, m->addr);
+		return ls_stats_q.hold_left == 1;
 	}
 	return locked_slow(m, site, read ? LS_CALL_READ : 0, half);
 }
@@ -385,7 +408,8 @@ int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintpt
 	struct ls_stats_thread *t = quick(slot, (uintptr_t)addr | LS_REC_MUTEX, &s);
 	if (LIKELY(t != NULL)) {
 		acquired(t, s, slot + 1, (void *)addr, site, 0);
-		return t->hold_left == 1;
+		key_row(t, s, addr);
+		return ls_stats_q.hold_left == 1;
 	}
 	return LS_STATS_QUICK_DECLINED;
 }
@@ -399,7 +423,7 @@ int ls_stats_rw_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t
 			acquired(t, s + 1, slot + 1, (void *)addr, site, 0);
 		else
 			read_acquired(t, s, (void *)addr, 0);
-		return t->hold_left == 1;
+		return ls_stats_q.hold_left == 1;
 	}
 	return LS_STATS_QUICK_DECLINED;
 }
@@ -453,7 +477,7 @@ static struct ls_stats_lock *stack_requested(uint32_t slot)
 static bool unlock_wanted(void)
 {
 	struct ls_stats_thread *t = ls_stats_me;
-	return UNLIKELY(t && !ls_stats_busy &&
+	return UNLIKELY(t && !ls_stats_q.busy &&
 	                (t->nheld || atomic_load_explicit(&ls_stats_stacks_asked, memory_order_relaxed)));
 }
 

@@ -6,7 +6,7 @@
 
 bool ls_stats_spawn(void *(*fn)(void *), const char *name)
 {
-	ls_stats_busy++;
+	ls_stats_enter();
 	sigset_t all, old;
 	sigfillset(&all);
 	/* The new thread inherits the mask: blocked from its first
@@ -25,6 +25,6 @@ bool ls_stats_spawn(void *(*fn)(void *), const char *name)
 		pthread_attr_destroy(&a);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	ls_stats_busy--;
+	ls_stats_leave();
 	return started;
 }

@@ -116,9 +116,9 @@ uint32_t ls_stats_stack_capture(struct ls_stats_thread *t, uintptr_t site)
 {
 	if (!stacks)
 		return 0;
-	ls_stats_busy++;
+	ls_stats_enter();
 	int n = ls_stats_unwind(t->frames, LS_STATS_FRAMES + 16);
-	ls_stats_busy--;
+	ls_stats_leave();
 	uintptr_t *f = (uintptr_t *)t->frames;
 	int start = -1;
 	for (int i = 0; i < n; i++)
@@ -130,6 +130,8 @@ uint32_t ls_stats_stack_capture(struct ls_stats_thread *t, uintptr_t site)
 		for (start = 0; start < n && ls_stats_own_frame(f[start]); start++)
 			;
 	if (n - start <= 0) {
+		if (!site) /* an unlock that does not know its caller (interpose/counting.c) */
+			return 0;
 		f[0] = site;
 		start = 0;
 		n = 1;

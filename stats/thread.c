@@ -15,7 +15,7 @@
  * counter array in a fork child.  After LS_STATS_EXITED_MAX exited threads,
  * further exits are folded into per-lock totals (no per-thread share).
  *
- * The thread-local `ls_stats_busy` is the "in the profiler" flag: while it
+ * The thread-local `ls_stats_q.busy` is the "in the profiler" flag: while it
  * is set (unwinding, reporting, allocating a block) every hook serves the
  * call and records nothing - so libunwind's or a preloaded allocator's own
  * lock calls never recurse into the accounting.  Serving never depends on
@@ -31,9 +31,12 @@
 #include "../core/thread.h"
 #include "impl.h"
 
-__thread unsigned ls_stats_busy __attribute__((tls_model("initial-exec")));
 __thread struct ls_stats_thread *ls_stats_me __attribute__((tls_model("initial-exec")));
 __thread bool ls_stats_gone __attribute__((tls_model("initial-exec")));
+/* hold_left 1: no block yet, the first lock takes the hooks' path (quick.h). */
+__thread struct ls_stats_quick ls_stats_q __attribute__((tls_model("initial-exec"))) = {
+	.hold_left = 1,
+};
 
 #define HDR_BYTES (((sizeof(struct ls_stats_thread) + 4095) / 4096) * 4096)
 #define COUNT_BYTES ((size_t)LS_STATS_MAX_SLOTS * sizeof(struct ls_stats_count))
@@ -135,9 +138,9 @@ static void block_publish(struct ls_stats_thread *t)
 
 struct ls_stats_thread *ls_stats_thread_attach(void)
 {
-	if (ls_stats_busy || ls_stats_gone || !ls_stats_setup())
+	if (ls_stats_q.busy || ls_stats_gone || !ls_stats_setup())
 		return NULL;
-	ls_stats_busy++;
+	ls_stats_enter();
 	/* The thread record carries the exit hook (interpose/init.c). */
 	struct ls_thread *rec = ls_thread_self();
 	ls_futexlock_lock(&free_lock);
@@ -147,7 +150,7 @@ struct ls_stats_thread *ls_stats_thread_attach(void)
 	ls_futexlock_unlock(&free_lock);
 	bool fresh = !t;
 	if (fresh && !(t = block_new())) {
-		ls_stats_busy--;
+		ls_stats_leave();
 		return NULL;
 	}
 	t->serial = atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed);
@@ -157,7 +160,10 @@ struct ls_stats_thread *ls_stats_thread_attach(void)
 	t->rng = ((uint64_t)t->serial * 0x9E3779B97F4A7C15ull) ^ ls_stats_now();
 	if (!t->rng)
 		t->rng = 1;
-	t->hold_left = ls_stats_hold_period(t);
+	ls_stats_q.rows = t->count;
+	ls_stats_q.serial = t->serial;
+	/* Given to hold_left when this function leaves the profiler. */
+	ls_stats_q.parked = ls_stats_hold_period(t);
 	t->wait_left = ls_stats_period(t);
 	t->cond_left = ls_stats_period(t);
 	t->stack_left = ls_stats_stack_period(t);
@@ -167,7 +173,7 @@ struct ls_stats_thread *ls_stats_thread_attach(void)
 	if (rec)
 		rec->stats = t;
 	ls_stats_me = t;
-	ls_stats_busy--;
+	ls_stats_leave();
 	return t;
 }
 
@@ -254,10 +260,14 @@ void ls_stats_thread_exit(struct ls_thread *rec)
 	if (!t)
 		return;
 	rec->stats = NULL;
-	ls_stats_busy++;
+	ls_stats_enter();
 	if (ls_stats_me == t) {
 		ls_stats_me = NULL;
 		ls_stats_gone = true;
+		/* The inline step stops counting into rows that the next owner
+		 * of the block will use. */
+		ls_stats_q.rows = NULL;
+		ls_stats_q.parked = 1; /* hold_left once this function leaves: no counting */
 	}
 	atomic_store_explicit(&t->state, LS_ST_EXITING, memory_order_release);
 	retire(t);
@@ -271,7 +281,7 @@ void ls_stats_thread_exit(struct ls_thread *rec)
 	t->free_next = free_blocks;
 	free_blocks = t;
 	ls_futexlock_unlock(&free_lock);
-	ls_stats_busy--;
+	ls_stats_leave();
 }
 
 /* Fork child, single-threaded: the forking thread's block restarts from

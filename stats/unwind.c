@@ -72,7 +72,7 @@ static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
 
 void ls_stats_unwind_warm(void)
 {
-	ls_stats_busy++;
+	ls_stats_enter();
 	struct range own = { (uintptr_t)&ls_stats_unwind_warm, 0, 0 };
 	dl_iterate_phdr(find_text, &own);
 	own_lo = own.lo;
@@ -90,5 +90,5 @@ void ls_stats_unwind_warm(void)
 		f(frames, 8);
 		atomic_store_explicit(&unw_backtrace_p, f, memory_order_release);
 	}
-	ls_stats_busy--;
+	ls_stats_leave();
 }

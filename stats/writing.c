@@ -23,13 +23,13 @@ bool ls_stats_dump_enter(bool wait)
 		struct timespec ms = { 0, 1000000 };
 		nanosleep(&ms, NULL);
 	}
-	ls_stats_busy++;
+	ls_stats_enter();
 	return true;
 }
 
 void ls_stats_dump_leave(void)
 {
-	ls_stats_busy--;
+	ls_stats_leave();
 	atomic_store(&dumping, 0);
 }
 

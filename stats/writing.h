@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 /* One dump or export at a time; `wait`: for up to 5 s.  While entered the
- * caller is in the profiler (ls_stats_busy), so its own calls are not
+ * caller is in the profiler (ls_stats_q.busy), so its own calls are not
  * counted. */
 bool ls_stats_dump_enter(bool wait);
 void ls_stats_dump_leave(void);

@@ -1,0 +1,149 @@
+/*
+ * counting.c - the counting table (counting.h): what a plain mutex's
+ * lock, trylock and unlock do with statistics on, reached straight from
+ * the entry points' fast path (the gate, gate.h).
+ *
+ * lock: if the statistics may count inline (quick.h: the thread's
+ * hold-sample countdown is not at its end, nor parked because the thread
+ * is in the profiler), try the backend; if that got the mutex and the thread has counted this
+ * mutex before, count it in the thread's own row and return.  The verb is
+ * reached by a jump from pthread_mutex_lock, so its return address is the
+ * program's call site.  Every other case goes, by a jump, to the slow
+ * path's protocol (mutex.h: ls_mutex_counted_*), which records exactly
+ * what it did before this table existed: a hold sample due (its clock
+ * starts before the try), the thread's first use of the mutex (it gets a
+ * record and keys the row), contention (the waiting time, sampled waits),
+ * the holder changing (the holder word on the mutex's own line, the owner
+ * change in the row).
+ *
+ * trylock: the slow path's protocol (a failure is counted there).
+ * unlock: the backend's, unless the statistics want to see it (a hold
+ * sample open in this thread, a stack asked for: hooks.h
+ * ls_stats_unlock_wanted), then the slow path's observed unlock.
+ *
+ * Two tables: one over the backend's atomic verbs, and, when the backend
+ * has a single-threaded table, one over that, which the gate holds while
+ * the process has one thread.  The single-threaded verbs move the gate to
+ * ls_single_after when they find a second thread (core/single.h); gate.c
+ * puts the atomic counting table there, so the hand-over keeps counting.
+ * The mutex's lock state is at offset 0 of the mutex (mutex_layout.h), so
+ * the verbs' state pointer is the mutex.
+ */
+#include "counting.h"
+
+#include "../core/futexlock.h"
+#include "../stats/quick.h"
+#include "entry.h"
+#include "mutex.h"
+#include "mutex_layout.h"
+
+/* Bound once by ls_counting_table, before the gate's release store
+ * publishes the tables that use them. */
+static const struct ls_lock_ops *atomic_ops, *single_ops;
+
+static inline __attribute__((always_inline)) int count_lock(int (*try)(void *), void *s,
+                                                            uintptr_t site)
+{
+	if (UNLIKELY(!ls_stats_quick_take()))
+		return ls_mutex_counted_declined(s, site);
+	if (UNLIKELY(try(s) != 0))
+		return ls_mutex_counted_blocked(s, site);
+	_Atomic uint32_t *w = &ls_mutex_of(s)->stats;
+	struct ls_stats_count *r = ls_stats_quick_row(w, s);
+	if (UNLIKELY(!r))
+		return ls_mutex_counted_after(s, site);
+	ls_stats_quick_count(r, site);
+	if (UNLIKELY(!ls_stats_quick_holder_is_me(w + 1)))
+		return ls_stats_quick_handoff(r, w);
+	return 0;
+}
+
+/* pthread_mutex_unlock calls the unlock verb (it returns 0 after), so the
+ * verb's return address is in the shim: the observed unlock gets site 0,
+ * and its stack capture starts at the program's frames (stats/stacks.c). */
+static inline __attribute__((always_inline)) void count_unlock(void (*unlock)(void *), void *s)
+{
+	if (UNLIKELY(ls_stats_unlock_wanted()))
+		return ls_mutex_counted_unlock(s, 0);
+	unlock(s);
+}
+
+#define SITE() ((uintptr_t)__builtin_return_address(0))
+
+static int counted_trylock(void *s)
+{
+	return ls_mutex_counted_trylock(s, SITE());
+}
+
+/*
+ * COUNTING_TABLES(id, TRY_ATOMIC, TRY_SINGLE, UNLOCK_ATOMIC, UNLOCK_SINGLE)
+ * defines id##_atomic_table and id##_single_table from a backend's
+ * trylock and unlock, atomic and single-threaded.  Where these are inline
+ * functions the verb has no call in its common case, so no frame.
+ */
+#define COUNTING_TABLES(id, TRY_ATOMIC, TRY_SINGLE, UNLOCK_ATOMIC, UNLOCK_SINGLE)              \
+	static int id##_atomic_lock(void *s) { return count_lock(TRY_ATOMIC, s, SITE()); }   \
+	static int id##_single_lock(void *s) { return count_lock(TRY_SINGLE, s, SITE()); }   \
+	static void id##_atomic_unlock(void *s) { count_unlock(UNLOCK_ATOMIC, s); }          \
+	static void id##_single_unlock(void *s) { count_unlock(UNLOCK_SINGLE, s); }          \
+	static struct ls_lock_ops id##_single_table = {                                        \
+		.name = "counting",                                                             \
+		.lock = id##_single_lock,                                                      \
+		.trylock = counted_trylock,                                                    \
+		.unlock = id##_single_unlock,                                                  \
+		.gate_only = true,                                                              \
+	};                                                                                      \
+	static struct ls_lock_ops id##_atomic_table = {                                        \
+		.name = "counting",                                                             \
+		.lock = id##_atomic_lock,                                                      \
+		.trylock = counted_trylock,                                                    \
+		.unlock = id##_atomic_unlock,                                                  \
+		.gate_only = true,                                                              \
+	}
+
+/* Any backend: its verbs through the tables bound at start-up. */
+static int any_try_atomic(void *s) { return atomic_ops->trylock(s); }
+static int any_try_single(void *s) { return single_ops->trylock(s); }
+static void any_unlock_atomic(void *s) { atomic_ops->unlock(s); }
+static void any_unlock_single(void *s) { single_ops->unlock(s); }
+COUNTING_TABLES(any, any_try_atomic, any_try_single, any_unlock_atomic, any_unlock_single);
+
+extern const struct ls_lock_ops ls_backend_futex; /* backends/futex.c */
+
+/* futex, the default backend: its verbs inline (core/futexlock.h).  The
+ * single-threaded ones are backends/backend.h's LS_SINGLE_TABLE verbs:
+ * plain loads and stores while glibc says the process has one thread,
+ * else tell core/single.h (the gate moves to the atomic table) and use the
+ * atomic verb. */
+static inline int futex_try_atomic(void *s) { return ls_futexlock_trylock(s); }
+static inline void futex_unlock_atomic(void *s) { ls_futexlock_unlock(s); }
+static inline int futex_try_single(void *s)
+{
+	if (LIKELY(ls_single_threaded()) && ls_futexlock_lock_plain(s))
+		return 0;
+	ls_single_over();
+	return ls_futexlock_trylock(s);
+}
+static inline void futex_unlock_single(void *s)
+{
+	if (LIKELY(ls_single_threaded()) && ls_futexlock_unlock_plain(s))
+		return;
+	ls_single_over();
+	ls_futexlock_unlock(s);
+}
+COUNTING_TABLES(futex, futex_try_atomic, futex_try_single, futex_unlock_atomic,
+                futex_unlock_single);
+
+const struct ls_lock_ops *ls_counting_table(const struct ls_lock_ops *b)
+{
+	if (ls_backend_is_passthrough(b))
+		return NULL;
+	if (b == &ls_backend_futex) {
+		futex_atomic_table.single = b->single ? &futex_single_table : NULL;
+		return &futex_atomic_table;
+	}
+	atomic_ops = b;
+	single_ops = b->single;
+	any_atomic_table.single = b->single ? &any_single_table : NULL;
+	return &any_atomic_table;
+}

@@ -1,0 +1,142 @@
+/*
+ * quick.h - the statistics' counting step that the gate's counting table
+ * (interpose/counting.c) runs inline on an uncontended mutex lock, and the
+ * per-thread state it reads.  Part of the statistics' interface to the
+ * shim, like hooks.h: written only by stats/, read by the shim.
+ *
+ * An uncontended acquisition of a mutex that this thread has counted
+ * before costs: the thread's countdown (one decrement and test), its row for the
+ * mutex (the mutex's slot word, masked, indexes the thread's own rows),
+ * a check that the row belongs to this object, a bump of the row's
+ * acquisition counter, the call site into the row, and a compare of the
+ * mutex's holder word with the thread's serial.  No call, no frame, no
+ * timestamp, and no line written but the thread's own row and, when the
+ * holder changes, the mutex's own line.  Everything else (the first
+ * acquisition by this thread, a hold sample due, the thread inside the
+ * profiler, contention, the holder changing) leaves this path for the
+ * hooks of hooks.h, which do what they did before.
+ *
+ * Why the row's own key instead of the lock record's: the record check
+ * (record.c key_is) costs a load of the table, a multiply and a compare on
+ * a line of the record; the row is the line the acquisition writes next.
+ * A row's key is set by this thread, from the slow path, only after that
+ * path found the slot word and the record's key agree for this object.
+ * It stays right because slots are never reused within a process (new
+ * objects get new slots; a re-initialised object gets slot word 0, whose
+ * row is never keyed), and the rows are zeroed whenever slots can be
+ * reused: a fork child's reset (thread.c ls_stats_thread_reset) and a
+ * block handed to a new thread (zeroed at the old thread's exit).  A
+ * copied mutex carries the slot word to another address: its key differs,
+ * so it takes the slow path, which gives it a record of its own.
+ */
+#ifndef LS_STATS_QUICK_H
+#define LS_STATS_QUICK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hooks.h"
+
+#define LS_STATS_MAX_SLOTS (1u << 18) /* lock and condvar records */
+
+/* Counters of one (thread, object) pair.  Mutex / condvar meaning. */
+enum { LS_C_ACQ = 0, LS_C_TRYFAIL = 1, LS_C_CONTENDED = 2, LS_C_HANDOFF = 3 };
+enum { LS_C_SIGNAL = 0, LS_C_BROADCAST = 1, LS_C_WAIT = 2, LS_C_TIMEOUT = 3 };
+#define LS_C_N 4
+/* One row per (thread, slot), a cache line of the thread's own: the
+ * counters; `site`, the return address of this thread's latest
+ * acquisition (mutex; rwlock: its write record's row), read only by a
+ * sampled waiter that wants the holder's site (ls_stats_holder_site);
+ * `want`, the time this thread spent waiting in its contended
+ * acquisitions (and timed-out waits) of the slot, in ls_stats_ticks()
+ * units: how much it competed (collect.c, fairness); `key`, the address
+ * of the mutex whose acquisitions the inline step may count here (0: none
+ * yet; only mutex rows are keyed; see above). */
+struct ls_stats_count {
+	_Alignas(64) _Atomic uint64_t c[LS_C_N];
+	_Atomic uintptr_t site;
+	_Atomic uint64_t want;
+	uintptr_t key;
+};
+
+/* The calling thread's state for the inline step, in initial-exec TLS so
+ * each field is one %fs-relative access.  `rows` and `serial` are its
+ * block's (set when the block is attached).  `hold_left` is the thread's
+ * hold-sample countdown: every acquisition, counted here or by the hooks,
+ * moves it one step; at 1 the next lock takes the whole protocol, whose
+ * hold sample starts before the try.  It is held at 1 whenever the inline
+ * step must not count: the thread has no block yet (the initial value; its
+ * first lock goes to the hooks, which attach one), it has exited, or it is
+ * inside the profiler (`busy`, the statistics' in-profiler flag: entering
+ * parks the countdown in `parked` and leaving gives it back, impl.h
+ * ls_stats_enter), so the inline step tests this one word, with the
+ * decrement it makes anyway. */
+struct ls_stats_quick {
+	struct ls_stats_count *rows;
+	uint32_t serial;
+	uint32_t hold_left;
+	uint32_t busy;
+	uint32_t parked;
+};
+extern __thread struct ls_stats_quick ls_stats_q __attribute__((tls_model("initial-exec")));
+
+/* May this lock call be counted inline?  Takes a step of the countdown in
+ * the same instruction as the test; false (take the hooks' path) when it
+ * was at its end (1) or held there, and then the step must be given back
+ * (ls_stats_quick_give_back) before the hooks run, as it must when the
+ * inline step declines later (the try failed, the row is not keyed). */
+static inline bool ls_stats_quick_take(void)
+{
+	return __builtin_expect(--ls_stats_q.hold_left != 0, 1);
+}
+
+static inline void ls_stats_quick_give_back(void)
+{
+	ls_stats_q.hold_left++;
+}
+
+/* The row keyed for this mutex (slot word `w`, at address `addr`), or NULL
+ * when this thread has not counted it before. */
+static inline struct ls_stats_count *ls_stats_quick_row(_Atomic uint32_t *w, const void *addr)
+{
+	/* The mask keeps a stray slot word inside the rows (the key check
+	 * then fails); relaxed: only the slow path's CAS writes the word, and
+	 * the key check below decides. */
+	uint32_t s = atomic_load_explicit(w, memory_order_relaxed) & (LS_STATS_MAX_SLOTS - 1);
+	struct ls_stats_count *r = ls_stats_q.rows + s;
+	return __builtin_expect(r->key == (uintptr_t)addr, 1) ? r : NULL;
+}
+
+/* Count the acquisition in row r: the thread's own line, one writer. */
+static inline void ls_stats_quick_count(struct ls_stats_count *r, uintptr_t site)
+{
+#if defined(__x86_64__)
+	/* One non-locked add: this thread is the only writer, and the
+	 * report's relaxed loads see the old or the new value (an aligned
+	 * 8-byte store is single-copy atomic on x86-64).  The C11 form below
+	 * compiles to a load, an add and a store. */
+	__asm__("addq $1, %0" : "+m"(r->c[LS_C_ACQ]));
+#else
+	atomic_store_explicit(&r->c[LS_C_ACQ],
+	                      atomic_load_explicit(&r->c[LS_C_ACQ], memory_order_relaxed) + 1,
+	                      memory_order_relaxed);
+#endif
+	atomic_store_explicit(&r->site, site, memory_order_relaxed);
+}
+
+/* The holder word (the slot word's successor, hooks.h) names this thread
+ * already: the common case, nothing to write. */
+static inline bool ls_stats_quick_holder_is_me(_Atomic uint32_t *holder)
+{
+	return __builtin_expect(atomic_load_explicit(holder, memory_order_relaxed) == ls_stats_q.serial,
+	                        1);
+}
+
+/* The holder changed: record this thread in the holder word (the word
+ * after the slot word `w`) and, if there was a previous holder, an owner
+ * change in row r.  Returns 0 (the lock verb's result, so the verb can end
+ * with a jump here). */
+int ls_stats_quick_handoff(struct ls_stats_count *r, _Atomic uint32_t *w);
+
+#endif
