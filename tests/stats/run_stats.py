@@ -205,6 +205,35 @@ def test_counts(backend, tmp):
                + ("" if mode == "summary" else " through contend_worker"), f"{lines[:3]}")
 
 
+def test_counting(backend, tmp):
+    """The inline counting step's cases (tests/preload/stats_counting.c), in
+    summary mode, where it runs: exact counts across the single-threaded
+    table's hand-over, a copied mutex, owner changes."""
+    tag = f"{backend}/summary"
+    path = os.path.join(tmp, "counting.json")
+    p = run("stats_counting", [], env(backend, STATS="summary", STATS_FILE=path, STATS_TOP=0))
+    if not report(p.returncode == 0 and "FAIL" not in p.stdout, f"{tag}: stats_counting runs",
+                  p.stdout[-400:] + p.stderr[-400:]):
+        return
+    doc = load(path)
+    if not valid(doc, f"{tag} counting"):
+        return
+    locks = by_name(doc)
+    if not report({"hand_lock", "copy_src", "copy_dst", "ping_lock"} <= set(locks),
+                  f"{tag}: counting workload objects reported by name", f"{sorted(locks)}"):
+        return
+    h = locks["hand_lock"]
+    expect(tag, (h["acquisitions"], h["owner_changes"], h["contended"]), (3000, 1, 0),
+           "hand_lock: 3000 acquisitions across the hand-over, 1 owner change")
+    expect(tag, sorted(t["acquisitions"] for t in h["per_thread"]), [1000, 2000],
+           "hand_lock: 2000 by main, 1000 by the worker")
+    expect(tag, (locks["copy_src"]["acquisitions"], locks["copy_dst"]["acquisitions"]), (10, 5),
+           "a copied mutex is counted apart from its original")
+    g = locks["ping_lock"]
+    expect(tag, (g["acquisitions"], g["owner_changes"], g["contended"]), (200, 199, 0),
+           "ping_lock: 200 acquisitions taking turns, 199 owner changes")
+
+
 def test_fork(backend, tmp):
     path = os.path.join(tmp, "fork.json")
     p = run("stats_fork", [], env(backend, STATS="full", STATS_FILE=path, STATS_TOP=0))
@@ -497,7 +526,8 @@ def main():
             except Exception as e:  # a crash in one case must not hide the others
                 report(False, f"rwlock {rw}", repr(e))
         for b in names:
-            for test in (test_counts, test_fork, test_signal, test_unwind, test_others, test_fair):
+            for test in (test_counts, test_counting, test_fork, test_signal, test_unwind, test_others,
+                         test_fair):
                 d = tempfile.mkdtemp(dir=tmp)
                 try:
                     test(b, d)

@@ -1,0 +1,89 @@
+/*
+ * stats_counting.c - the cases of the statistics' inline counting step
+ * (interpose/counting.c, stats/quick.h) whose numbers are known exactly,
+ * checked by tests/stats/run_stats.py (test_counting) from the JSON of
+ * LOCKSWAP_STATS=summary.  On its own it only checks its own results.
+ *
+ *   hand_lock   main: 1000 pairs while the process has one thread (the
+ *               single-threaded counting table), then a worker starts:
+ *               1000 more by main, then 1000 by the worker (the gate has
+ *               moved to the atomic counting table) = 3000; per thread
+ *               2000 and 1000; exactly 1 owner change (main -> worker)
+ *   copy_src    main: 10 pairs; then its bytes are copied into copy_dst
+ *   copy_dst    main: 5 pairs on the copy (its slot word names copy_src's
+ *               record: the row's key must tell them apart) = 5
+ *   ping_lock   two threads take turns (semaphores): 100 pairs each =
+ *               200 acquisitions and 199 owner changes, none contended
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <semaphore.h>
+#include <string.h>
+
+#include "check.h"
+
+#define PING_TURNS 100
+
+static pthread_mutex_t hand_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t copy_src = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t copy_dst;
+static pthread_mutex_t ping_lock = PTHREAD_MUTEX_INITIALIZER;
+static sem_t go_worker, turn[2];
+static long n_done;
+static _Atomic int n_errors;
+
+static void pairs(pthread_mutex_t *m, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (pthread_mutex_lock(m) != 0)
+			n_errors++;
+		n_done++;
+		if (pthread_mutex_unlock(m) != 0)
+			n_errors++;
+	}
+}
+
+static void *hand_worker(void *arg)
+{
+	sem_wait(&go_worker);
+	pairs(&hand_lock, 1000);
+	return arg;
+}
+
+static void *ping_worker(void *arg)
+{
+	int me = (int)(long)arg;
+	for (int i = 0; i < PING_TURNS; i++) {
+		sem_wait(&turn[me]);
+		pairs(&ping_lock, 1);
+		sem_post(&turn[!me]);
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	sem_init(&go_worker, 0, 0);
+	pairs(&hand_lock, 1000);
+	pthread_t w;
+	CHECK(pthread_create(&w, NULL, hand_worker, NULL) == 0, "hand_worker starts");
+	pairs(&hand_lock, 1000);
+	sem_post(&go_worker);
+	pthread_join(w, NULL);
+
+	pairs(&copy_src, 10);
+	memcpy(&copy_dst, &copy_src, sizeof copy_dst);
+	pairs(&copy_dst, 5);
+
+	sem_init(&turn[0], 0, 1);
+	sem_init(&turn[1], 0, 0);
+	pthread_t p[2];
+	for (long i = 0; i < 2; i++)
+		CHECK(pthread_create(&p[i], NULL, ping_worker, (void *)i) == 0, "ping_worker starts");
+	for (int i = 0; i < 2; i++)
+		pthread_join(p[i], NULL);
+	CHECK_EQ(n_errors, 0, "every lock and unlock returned 0");
+	/* Under the locks, or with one thread running at a time. */
+	CHECK_EQ(n_done, 3000 + 15 + 2 * PING_TURNS, "every pair ran");
+	return check_finish();
+}
