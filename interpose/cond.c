@@ -8,11 +8,12 @@
  * process-shared, possibly in another process, is recognised and served by
  * glibc for its whole life.  All-zero = PTHREAD_COND_INITIALIZER.
  *
- * As for the mutex, an open gate (gate.h) on a native backend means
- * statistics are off and lockswap's condvar serves: the entry point
- * serves signal and broadcast straight away; behind a
- * closed gate the slow path serves it, with the statistics hooks around
- * it when they are on.
+ * A gate (gate.h) open on a native backend's own table (ls_gate_native:
+ * not a gate_only table) means statistics are off and lockswap's condvar
+ * serves: the entry point serves signal and broadcast straight away.
+ * Otherwise (gate closed, glibc's table, the statistics' counting table)
+ * the slow path serves it, with the statistics hooks around it when they
+ * are on; waits look at the statistics only while ls_gate_watch is set.
  *
  * Waits are cancellation points, as in glibc: the thread sleeps in
  * asynchronous-cancel mode around the raw futex call only, and the cleanup

@@ -255,7 +255,9 @@ static inline __attribute__((always_inline)) struct ls_stats_thread *
 quick(_Atomic uint32_t *slot, uintptr_t key, uint32_t *s)
 {
 	struct ls_stats_thread *t = ls_stats_me;
-	if (LIKELY(t != NULL && !ls_stats_q.busy && ls_stats_q.hold_left > 1 && slot &&
+	/* Inside the profiler the countdown is held at 1 (impl.h
+	 * ls_stats_enter): its test covers the in-profiler flag. */
+	if (LIKELY(t != NULL && ls_stats_q.hold_left > 1 && slot &&
 	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
 	           key_is(*s = atomic_load_explicit(slot, memory_order_relaxed), key))) {
 		ls_stats_q.hold_left--;
