@@ -27,8 +27,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../core/futexlock.h"
-#include "../core/thread.h"
+#include "../core/mutex/futexlock.h"
+#include "../core/runtime/thread.h"
 #include "impl.h"
 
 __thread struct ls_stats_thread *ls_stats_me __attribute__((tls_model("initial-exec")));

@@ -1,5 +1,5 @@
 /*
- * test_capacitor.c - capacitor around every inner lock (core/capacitor.h,
+ * test_capacitor.c - capacitor around every inner lock (core/wrap/capacitor.h,
  * backends/capacitor.c): mutual exclusion, both semaphores, both modes,
  * fractional bypass, timeouts in the semaphore, fork, and the B-1 bounded
  * bypass property with controlled arrivals and under stress (trace hook).
@@ -7,7 +7,7 @@
  */
 #include "lock_checks.h"
 
-#include "../../core/capacitor.h"
+#include "../../core/wrap/capacitor.h"
 
 static uint64_t word_of(void *s)
 {
