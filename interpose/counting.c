@@ -24,14 +24,14 @@
  * Two tables: one over the backend's atomic verbs, and, when the backend
  * has a single-threaded table, one over that, which the gate holds while
  * the process has one thread.  The single-threaded verbs move the gate to
- * ls_single_after when they find a second thread (core/single.h); gate.c
+ * ls_single_after when they find a second thread (core/runtime/single.h); gate.c
  * puts the atomic counting table there, so the hand-over keeps counting.
  * The mutex's lock state is at offset 0 of the mutex (mutex_layout.h), so
  * the verbs' state pointer is the mutex.
  */
 #include "counting.h"
 
-#include "../core/futexlock.h"
+#include "../core/mutex/futexlock.h"
 #include "../stats/quick.h"
 #include "entry.h"
 #include "mutex.h"
@@ -110,10 +110,10 @@ COUNTING_TABLES(any, any_try_atomic, any_try_single, any_unlock_atomic, any_unlo
 
 extern const struct ls_lock_ops ls_backend_futex; /* backends/futex.c */
 
-/* futex, the default backend: its verbs inline (core/futexlock.h).  The
+/* futex, the default backend: its verbs inline (core/mutex/futexlock.h).  The
  * single-threaded ones are backends/backend.h's LS_SINGLE_TABLE verbs:
  * plain loads and stores while glibc says the process has one thread,
- * else tell core/single.h (the gate moves to the atomic table) and use the
+ * else tell core/runtime/single.h (the gate moves to the atomic table) and use the
  * atomic verb. */
 static inline int futex_try_atomic(void *s) { return ls_futexlock_trylock(s); }
 static inline void futex_unlock_atomic(void *s) { ls_futexlock_unlock(s); }
