@@ -7,8 +7,10 @@
  *
  * Mode: LOCKSWAP_STATS is read once at start-up.  While it is off, the shim
  * never reaches this code: its fast paths are taken (interpose/init.h, the
- * gate), and the hooks are only called from the paths behind a closed gate.
- * So "off" costs the entry points nothing at all.
+ * gate).  While it is on, the gate holds the counting table
+ * (interpose/counting.c), which counts an uncontended acquisition with the
+ * inline step of quick.h and hands every other call to the slow paths,
+ * which call these hooks.  So "off" costs the entry points nothing at all.
  *
  * A call in progress is a `struct ls_stats_call` on the caller's stack: a
  * *_begin hook fills it, the *_end hook reads it.  A hook that decides not
