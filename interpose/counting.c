@@ -54,7 +54,7 @@ static inline __attribute__((always_inline)) int count_lock(int (*try)(void *), 
 		return ls_mutex_counted_after(s, site);
 	ls_stats_quick_count(r, site);
 	if (UNLIKELY(!ls_stats_quick_holder_is_me(w + 1)))
-		return ls_stats_quick_handoff(r, w);
+		return ls_mutex_counted_handoff(r, s);
 	return 0;
 }
 
@@ -119,7 +119,8 @@ static inline int futex_try_atomic(void *s) { return ls_futexlock_trylock(s); }
 static inline void futex_unlock_atomic(void *s) { ls_futexlock_unlock(s); }
 static inline int futex_try_single(void *s)
 {
-	if (LIKELY(ls_single_threaded()) && ls_futexlock_lock_plain(s))
+	/* Both expected: the plain store falls through to the count. */
+	if (LIKELY(ls_single_threaded()) && LIKELY(ls_futexlock_lock_plain(s)))
 		return 0;
 	ls_single_over();
 	return ls_futexlock_trylock(s);

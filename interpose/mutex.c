@@ -424,6 +424,11 @@ int ls_mutex_counted_after(void *m, uintptr_t site)
 	return 0;
 }
 
+int ls_mutex_counted_handoff(struct ls_stats_count *r, void *m)
+{
+	return ls_stats_quick_handoff(r, &ls_mutex_of(m)->stats);
+}
+
 int ls_mutex_counted_trylock(void *m, uintptr_t site)
 {
 	return observed_trylock(m, ls_active(), site);

@@ -37,12 +37,18 @@ void ls_mutex_stats_obj(pthread_mutex_t *m, struct ls_stats_obj *o);
  *              no statistics block yet: the whole observed lock;
  *   blocked  - the backend's try found it held: the contended protocol;
  *   after    - the try got it, the thread's row is not this mutex's yet:
- *              counted by the hooks (which key the row).
+ *              counted by the hooks (which key the row);
+ *   handoff  - counted inline, and the holder changed.
  * Trylock: the observed trylock.  Unlock: the observed unlock (a hold
  * sample or a stack request is pending). */
 int ls_mutex_counted_declined(void *m, uintptr_t site);
 int ls_mutex_counted_blocked(void *m, uintptr_t site);
 int ls_mutex_counted_after(void *m, uintptr_t site);
+/* Counted, and the holder changed: the holder word and the owner change
+ * (stats/quick.h ls_stats_quick_handoff).  Returns 0.  Out of line and
+ * given the mutex, so the verb computes no address for this case. */
+struct ls_stats_count;
+int ls_mutex_counted_handoff(struct ls_stats_count *r, void *m);
 int ls_mutex_counted_trylock(void *m, uintptr_t site);
 void ls_mutex_counted_unlock(void *m, uintptr_t site);
 

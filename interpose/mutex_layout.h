@@ -16,7 +16,9 @@
  *                     errorcheck only; 0 = none)
  *   24    4   count   recursion depth (recursive only)
  *   28    4   stats   statistics slot of this mutex (0 = none yet)
- *   32    8   spare   reserved, zero
+ *   32    4   holder  statistics' holder word: serial of the last acquirer
+ *                     (stats/hooks.h; the word after the slot word)
+ *   36    4   spare   reserved, zero
  */
 #ifndef LS_INTERPOSE_MUTEX_LAYOUT_H
 #define LS_INTERPOSE_MUTEX_LAYOUT_H
