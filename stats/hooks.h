@@ -152,7 +152,9 @@ int ls_stats_rw_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t
  * any thread).  A true answer is only a hint: ls_stats_unlock_begin
  * checks again (the thread may be inside the profiler, or have no block). */
 extern __thread uint32_t ls_stats_holds_open __attribute__((tls_model("initial-exec")));
-extern _Atomic uint32_t ls_stats_stacks_asked;
+/* Hidden (as every non-exported symbol is): declared so, the compiler
+ * loads it RIP-relative in one instruction instead of through the GOT. */
+extern _Atomic uint32_t ls_stats_stacks_asked __attribute__((visibility("hidden")));
 static inline bool ls_stats_unlock_wanted(void)
 {
 	return __builtin_expect(
