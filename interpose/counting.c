@@ -49,7 +49,7 @@ static inline __attribute__((always_inline)) int count_lock(int (*try)(void *), 
 	if (UNLIKELY(try(s) != 0))
 		return ls_mutex_counted_blocked(s, site);
 	_Atomic uint32_t *w = &ls_mutex_of(s)->stats;
-	struct ls_stats_count *r = ls_stats_quick_row(w, s);
+	struct ls_stats_count *r = ls_stats_quick_row(w, 0, (uintptr_t)s);
 	if (UNLIKELY(!r))
 		return ls_mutex_counted_after(s, site);
 	ls_stats_quick_count(r, site);

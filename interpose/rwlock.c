@@ -38,6 +38,7 @@
 #include "rwlock.h"
 #include "rwlock_layout.h"
 #include "rwlock_real.h"
+#include "../stats/quick.h"
 
 const struct ls_rwlock_ops *_Atomic ls_rwlock_active;
 const struct ls_rwlock_ops *_Atomic ls_rwlock_gate;
@@ -299,6 +300,25 @@ static INLINE int observed_locked(pthread_rwlock_t *l, const struct ls_rwlock_op
 {
 	struct ls_rw *x = ls_rw_of(l);
 	if (LIKELY(!served_by_glibc(b, x))) {
+		/* The inline step (stats/quick.h), as the mutex's counting table
+		 * runs it, once the hooks have keyed this thread's row. */
+		if (LIKELY(ls_stats_quick_take())) {
+			struct ls_stats_count *r =
+			        ls_stats_quick_row(&x->stats, write, (uintptr_t)l | LS_REC_RWLOCK);
+			if (LIKELY(r != NULL)) {
+				if (!write) {
+					ls_stats_quick_bump(r);
+				} else {
+					ls_stats_quick_count(r, site);
+					if (UNLIKELY(!ls_stats_quick_holder_is_me(&x->stats + 1)))
+						ls_stats_quick_handoff(r, &x->stats);
+				}
+				/* As the hooks answer: the next lock's hold sample is due. */
+				ls_hold_due = ls_stats_q.hold_left == 1;
+				return 0;
+			}
+		}
+		ls_stats_quick_give_back();
 		int q = ls_stats_rw_locked_quick(&x->stats, l, site, write);
 		if (LIKELY(q != LS_STATS_QUICK_DECLINED)) {
 			ls_hold_due = q;

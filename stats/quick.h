@@ -96,20 +96,25 @@ static inline void ls_stats_quick_give_back(void)
 	ls_stats_q.hold_left++;
 }
 
-/* The row keyed for this mutex (slot word `w`, at address `addr`), or NULL
- * when this thread has not counted it before. */
-static inline struct ls_stats_count *ls_stats_quick_row(_Atomic uint32_t *w, const void *addr)
+/* The row of record `half` past the one the slot word `w` names (0; an
+ * rwlock's writes: 1), if this thread keyed it for `key`, else NULL (it
+ * has not counted the object before).  Keys: a mutex's address; an
+ * rwlock's address | LS_REC_RWLOCK (both of its rows), so the two kinds
+ * never match each other's rows. */
+static inline struct ls_stats_count *ls_stats_quick_row(_Atomic uint32_t *w, uint32_t half,
+                                                        uintptr_t key)
 {
 	/* The mask keeps a stray slot word inside the rows (the key check
 	 * then fails); relaxed: only the slow path's CAS writes the word, and
 	 * the key check below decides. */
-	uint32_t s = atomic_load_explicit(w, memory_order_relaxed) & (LS_STATS_MAX_SLOTS - 1);
+	uint32_t s = (atomic_load_explicit(w, memory_order_relaxed) + half) & (LS_STATS_MAX_SLOTS - 1);
 	struct ls_stats_count *r = ls_stats_q.rows + s;
-	return __builtin_expect(r->key == (uintptr_t)addr, 1) ? r : NULL;
+	return __builtin_expect(r->key == key, 1) ? r : NULL;
 }
 
-/* Count the acquisition in row r: the thread's own line, one writer. */
-static inline void ls_stats_quick_count(struct ls_stats_count *r, uintptr_t site)
+/* Count an acquisition in row r (an rwlock read: nothing more).  The
+ * thread's own line, one writer. */
+static inline void ls_stats_quick_bump(struct ls_stats_count *r)
 {
 #if defined(__x86_64__)
 	/* One non-locked add: this thread is the only writer, and the
@@ -122,6 +127,12 @@ static inline void ls_stats_quick_count(struct ls_stats_count *r, uintptr_t site
 	                      atomic_load_explicit(&r->c[LS_C_ACQ], memory_order_relaxed) + 1,
 	                      memory_order_relaxed);
 #endif
+}
+
+/* Count a mutex's or an rwlock write's acquisition: and the call site. */
+static inline void ls_stats_quick_count(struct ls_stats_count *r, uintptr_t site)
+{
+	ls_stats_quick_bump(r);
 	atomic_store_explicit(&r->site, site, memory_order_relaxed);
 }
 

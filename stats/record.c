@@ -186,6 +186,12 @@ static inline void key_row(struct ls_stats_thread *t, uint32_t slot, const void 
 	t->count[slot].key = (uintptr_t)addr;
 }
 
+/* The same for an rwlock's row (reads or writes; key as quick.h says). */
+static inline void key_rw_row(struct ls_stats_thread *t, uint32_t slot, const void *addr)
+{
+	t->count[slot].key = (uintptr_t)addr | LS_REC_RWLOCK;
+}
+
 int ls_stats_quick_handoff(struct ls_stats_count *r, _Atomic uint32_t *w)
 {
 	_Atomic uint32_t *holder = w + 1;
@@ -425,6 +431,7 @@ int ls_stats_rw_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t
 			acquired(t, s + 1, slot + 1, (void *)addr, site, 0);
 		else
 			read_acquired(t, s, (void *)addr, 0);
+		key_rw_row(t, s + write, addr);
 		return ls_stats_q.hold_left == 1;
 	}
 	return LS_STATS_QUICK_DECLINED;
