@@ -7,5 +7,4 @@
 #include "../core/wrap/restrict.h"
 #include "../core/wrap/slice.h"
 #include "../core/mutex/queued.h"
-#include "options.h"
-#include "rwlock.h"
+#include "../backends/rwlock.h"

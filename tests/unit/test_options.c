@@ -1,6 +1,7 @@
-/* test_options.c - the option table's parser (interpose/options.c, and the
- * arms it reads first, interpose/arms.c; included here because unit tests
- * link core/ and backends/ only). */
+/* test_options.c - the option table's parser (interpose/options.c), the
+ * arms read first (interpose/arms.c) and the effective configuration
+ * (interpose/config.c); included here because unit tests link core/ and
+ * backends/ only. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,8 +11,10 @@
 
 #include <cmocka.h>
 
+#include "../../interpose/option_syntax.c"
 #include "../../interpose/options.c"
 #include "../../interpose/arms.c"
+#include "../../interpose/config.c"
 #include "../../interpose/option_hints.c"
 #include "../../stats/signal_name.c"
 
