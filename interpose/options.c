@@ -5,8 +5,9 @@
 #include <strings.h>
 
 #include "../backends/backend.h"
+#include "../backends/rwlock.h"
+#include "../backends/tunables.h"
 #include "option_syntax.h"
-#include "options_targets.h"
 
 _Atomic unsigned ls_opt_verbose;
 _Atomic unsigned ls_opt_stats, ls_opt_stats_top, ls_opt_stats_sample;

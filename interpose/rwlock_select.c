@@ -8,12 +8,12 @@ const struct ls_rwlock_ops *_Atomic ls_rwlock_gate;
 
 void ls_rwlock_select(bool options_ok)
 {
-	const struct ls_rwlock_ops *b = ls_rwlock_backends[0]; /* glibc */
+	const struct ls_rwlock_ops *b = &ls_rwlock_backend_glibc;
 	bool resolved = ls_rwlock_real_resolve();
 	if (options_ok && resolved) {
 		const struct ls_rwlock_ops *chosen =
 		        ls_rwlock_backend_find(ls_option_value(ls_option_find("RWLOCK")));
-		if (chosen) /* always: the option's choices are backend names */
+		if (chosen) /* always: the option's choices are the backends' names */
 			b = chosen;
 	}
 	/* relaxed: published by ls_init's release store of the mutex backend,
