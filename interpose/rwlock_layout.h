@@ -16,7 +16,7 @@
  *                      2 PREFER_WRITER_NONRECURSIVE; written by glibc's init
  *                      or PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP
  *   52    4   spare    zero
- * (glibc 2.36 offsets, shared/notes/glibc-facts.md 1.1.)
+ * (glibc 2.36 offsets, docs/glibc.md section 1.)
  */
 #ifndef LS_INTERPOSE_RWLOCK_LAYOUT_H
 #define LS_INTERPOSE_RWLOCK_LAYOUT_H

@@ -2,7 +2,7 @@
  * capacitor.h - a capacitor: a FIFO semaphore of B credits that wraps any
  * inner lock and bounds how many later arrivals can overtake a thread.
  *
- * Source: D. Dice and A. Kogan, "Capacitors" (shared/seeds/003): arrive =
+ * Source: D. Dice and A. Kogan, "Capacitors" (paper draft): arrive =
  * take the semaphore, acquire the inner lock, critical section, release the
  * inner lock, depart.  Departures are tallied; the B-th departure of a
  * platoon re-opens the semaphore for the next B arrivals, in arrival order.
