@@ -38,6 +38,11 @@
 #include "rwlock_layout.h"
 #include "rwlock_real.h"
 
+/* Selected and opened by rwlock_select.c; defined here, where every call
+ * reads them (PC-relative, not through the GOT). */
+const struct ls_rwlock_ops *_Atomic ls_rwlock_active;
+const struct ls_rwlock_ops *_Atomic ls_rwlock_gate;
+
 static inline const struct ls_rwlock_ops *gate(void)
 {
 	return atomic_load_explicit(&ls_rwlock_gate, memory_order_acquire);

@@ -3,8 +3,10 @@
 #include "config.h"
 #include "rwlock_real.h"
 
-const struct ls_rwlock_ops *_Atomic ls_rwlock_active;
-const struct ls_rwlock_ops *_Atomic ls_rwlock_gate;
+/* ls_rwlock_active and ls_rwlock_gate are defined in rwlock.c, beside the
+ * entry points that read them on every call: defined in the same file they
+ * are reached PC-relative, declared extern they would cost a GOT load per
+ * call (-fPIC). */
 
 void ls_rwlock_select(bool options_ok)
 {
