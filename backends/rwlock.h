@@ -34,6 +34,12 @@
 
 #define LS_RWLOCK_STATE_BYTES 24
 
+/* The kind, as the flags every verb takes: writer preference
+ * (PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP), else reader preference.
+ * The core/rwlock algorithms take the same bit (asserted where each
+ * backend is defined). */
+#define LS_RWLOCK_PREFER_WRITER 1u
+
 struct ls_rwlock_ops {
 	const char *name;
 	const char *about; /* one line: fairness claim and waiting policy */

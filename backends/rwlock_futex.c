@@ -4,6 +4,7 @@
 #include "../core/rwlock/rwlock.h"
 
 _Static_assert(sizeof(struct ls_rwlock) <= LS_RWLOCK_STATE_BYTES, "futex rwlock fits");
+_Static_assert(LS_RW_PREFER_WRITER == LS_RWLOCK_PREFER_WRITER, "the same kind flag");
 
 LS_RWLOCK_ADAPTERS(rwlock)
 

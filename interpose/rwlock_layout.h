@@ -27,7 +27,6 @@
 #include <stdint.h>
 
 #include "../backends/rwlock.h"
-#include "../core/rwlock/rwlock.h"
 
 struct ls_rw {
 	_Alignas(8) unsigned char lock[LS_RWLOCK_STATE_BYTES];
@@ -56,7 +55,7 @@ static inline unsigned ls_rw_flags(struct ls_rw *x)
 	/* relaxed: written once by init (or a static initializer), before the
 	 * object is shared. */
 	return atomic_load_explicit(&x->kind, memory_order_relaxed) == LS_RW_KIND_WRITER_NONRECURSIVE
-	               ? LS_RW_PREFER_WRITER
+	               ? LS_RWLOCK_PREFER_WRITER
 	               : 0;
 }
 
