@@ -9,7 +9,7 @@
  * mutex before, count it in the thread's own row and return.  The verb is
  * reached by a jump from pthread_mutex_lock, so its return address is the
  * program's call site.  Every other case goes, by a jump, to the slow
- * path's protocol (mutex.h: ls_mutex_counted_*), which records exactly
+ * path's protocol (mutex_counted.h: ls_mutex_counted_*), which records exactly
  * what it did before this table existed: a hold sample due (its clock
  * starts before the try), the thread's first use of the mutex (it gets a
  * record and keys the row), contention (the waiting time, sampled waits),
@@ -31,10 +31,10 @@
  */
 #include "counting.h"
 
-#include "../core/mutex/futexlock.h"
-#include "../stats/quick.h"
+#include "../backends/futex_inline.h"
+#include "../stats/hooks.h"
 #include "entry.h"
-#include "mutex.h"
+#include "mutex_counted.h"
 #include "mutex_layout.h"
 
 /* Bound once by ls_counting_table, before the gate's release store
@@ -108,32 +108,9 @@ static void any_unlock_atomic(void *s) { atomic_ops->unlock(s); }
 static void any_unlock_single(void *s) { single_ops->unlock(s); }
 COUNTING_TABLES(any, any_try_atomic, any_try_single, any_unlock_atomic, any_unlock_single);
 
-extern const struct ls_lock_ops ls_backend_futex; /* backends/futex.c */
-
-/* futex, the default backend: its verbs inline (core/mutex/futexlock.h).  The
- * single-threaded ones are backends/backend.h's LS_SINGLE_TABLE verbs:
- * plain loads and stores while glibc says the process has one thread,
- * else tell core/runtime/single.h (the gate moves to the atomic table) and use the
- * atomic verb. */
-static inline int futex_try_atomic(void *s) { return ls_futexlock_trylock(s); }
-static inline void futex_unlock_atomic(void *s) { ls_futexlock_unlock(s); }
-static inline int futex_try_single(void *s)
-{
-	/* Both expected: the plain store falls through to the count. */
-	if (LIKELY(ls_single_threaded()) && LIKELY(ls_futexlock_lock_plain(s)))
-		return 0;
-	ls_single_over();
-	return ls_futexlock_trylock(s);
-}
-static inline void futex_unlock_single(void *s)
-{
-	if (LIKELY(ls_single_threaded()) && ls_futexlock_unlock_plain(s))
-		return;
-	ls_single_over();
-	ls_futexlock_unlock(s);
-}
-COUNTING_TABLES(futex, futex_try_atomic, futex_try_single, futex_unlock_atomic,
-                futex_unlock_single);
+/* futex, the default backend: its verbs inline (backends/futex_inline.h). */
+COUNTING_TABLES(futex, ls_futex_inline_try, ls_futex_inline_try_single, ls_futex_inline_unlock,
+                ls_futex_inline_unlock_single);
 
 const struct ls_lock_ops *ls_counting_table(const struct ls_lock_ops *b)
 {

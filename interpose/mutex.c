@@ -22,9 +22,10 @@
 #include "gate.h"
 #include "init.h"
 #include "mutex.h"
+#include "mutex_counted.h"
 #include "mutex_layout.h"
 #include "real.h"
-#include "../stats/quick.h"
+#include "../stats/hooks.h"
 
 static inline bool served_by_glibc(const struct ls_lock_ops *b, int32_t kind)
 {

@@ -37,7 +37,7 @@
 #include "rwlock_select.h"
 #include "rwlock_layout.h"
 #include "rwlock_real.h"
-#include "../stats/quick.h"
+#include "../stats/hooks.h"
 
 /* Selected and opened by rwlock_select.c; defined here, where every call
  * reads them (PC-relative, not through the GOT). */

@@ -194,4 +194,8 @@ void ls_stats_exit(void);                       /* library destructor: the exit 
 void ls_stats_after_fork(void);                 /* fork child: the child's numbers are its own */
 void ls_stats_thread_exit(struct ls_thread *t); /* thread exit: keep its counts */
 
+/* The inline counting step of the gate's counting table. */
+#include "quick.h"
+_Static_assert(LS_STATS_QUICK_RWLOCK == LS_REC_RWLOCK, "rwlock row keys");
+
 #endif

@@ -2,7 +2,8 @@
  * quick.h - the statistics' counting step that the gate's counting table
  * (interpose/counting.c) runs inline on an uncontended mutex lock, and the
  * per-thread state it reads.  Part of the statistics' interface to the
- * shim, like hooks.h: written only by stats/, read by the shim.
+ * shim: hooks.h includes it, and the shim includes hooks.h only.  Written
+ * only by stats/, read by the shim.
  *
  * An uncontended acquisition of a mutex that this thread has counted
  * before costs: the thread's countdown (one decrement and test), its row for the
@@ -36,9 +37,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hooks.h"
-
-#define LS_STATS_MAX_SLOTS (1u << 18) /* lock and condvar records */
+#define LS_STATS_MAX_SLOTS (1u << 18)
+#define LS_STATS_QUICK_RWLOCK 3 /* = LS_REC_RWLOCK (hooks.h): an rwlock row's key bits */ /* lock and condvar records */
 
 /* Counters of one (thread, object) pair.  Mutex / condvar meaning. */
 enum { LS_C_ACQ = 0, LS_C_TRYFAIL = 1, LS_C_CONTENDED = 2, LS_C_HANDOFF = 3 };
