@@ -6,7 +6,7 @@
 #   make install PREFIX=/usr/local
 #   make list            backends and options, read from the built library
 #
-# New files need no edit here: core/*.c, backends/*.c, interpose/*.c, stats/*.c go into
+# New files need no edit here: core/*/*.c, backends/*.c, native/*.c, interpose/*.c, stats/*.c go into
 # the library; tests/unit/test_*.c each become a cmocka binary; tests/preload/
 # *.c and *.cc become programs built against stock pthreads.
 
@@ -23,8 +23,8 @@ LIBFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden \
             -ftls-model=initial-exec -fno-strict-aliasing $(WARN)
 DEPFLAGS  = -MMD -MP
 
-LIB_SRCS  := $(wildcard core/*.c backends/*.c interpose/*.c stats/*.c)
-CORE_SRCS := $(wildcard core/*.c backends/*.c)
+LIB_SRCS  := $(wildcard core/*/*.c backends/*.c native/*.c interpose/*.c stats/*.c)
+CORE_SRCS := $(wildcard core/*/*.c backends/*.c native/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/obj/%.o)
 

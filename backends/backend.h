@@ -23,7 +23,7 @@
  *        verbs once a second thread exists.
  *   single                optional: the same lock as a table whose lock,
  *        trylock and unlock use the plain verbs while the process has one
- *        thread (core/single.h) and the atomic ones otherwise; what the
+ *        thread (core/runtime/single.h) and the atomic ones otherwise; what the
  *        interposer's fast path calls during the single-threaded phase.
  *
  * A wrapper backend (the capacitor) holds an inner lock in the upper part of
@@ -41,8 +41,8 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "../core/lockable.h"
-#include "../core/single.h"
+#include "../core/wrap/lockable.h"
+#include "../core/runtime/single.h"
 
 #define LS_LOCK_STATE_BYTES 16
 
@@ -56,7 +56,7 @@ struct ls_lock_ops {
 	void (*unlock)(void *s);
 	/* Optional (NULL = unlock): the holder's unlock before it blocks (a
 	 * condvar wait).  A lock that keeps something for its holder across
-	 * an unlock (a slice, core/slice.h) gives it up here, since the
+	 * an unlock (a slice, core/wrap/slice.h) gives it up here, since the
 	 * holder will not come back soon. */
 	void (*unlock_to_wait)(void *s);
 	bool (*is_locked)(void *s);
@@ -76,7 +76,7 @@ struct ls_lock_ops {
  * LS_SINGLE_TABLE(id, ABOUT) defines `id##_single`, the `single` table of
  * backend id, from its functions id##_lock, _trylock, _unlock, _lock_plain,
  * _unlock_plain: while the process has one thread the plain verbs, else
- * (or when they decline) the atomic ones, after telling core/single.h.
+ * (or when they decline) the atomic ones, after telling core/runtime/single.h.
  */
 #define LS_SINGLE_TABLE(id, ABOUT)                                                     \
 	static int id##_lock_single(void *s)                                            \
@@ -142,7 +142,7 @@ struct ls_lock_ops {
 		.single = &id##_single,                                                 \
 	}
 
-/* A wrapper's view of its inner backend (core/lockable.h).  Copied once,
+/* A wrapper's view of its inner backend (core/wrap/lockable.h).  Copied once,
  * in compose(): core/ wrappers never see the backend table. */
 static inline void ls_lockable_from_ops(struct ls_lockable *to, const struct ls_lock_ops *from)
 {

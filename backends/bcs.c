@@ -1,8 +1,8 @@
 /* bcs, bcs-wf: mutex whose contended lock/unlock requests are Batched
- * Critical Sections, lock-free or wait-free submit (core/bcslock.h). */
+ * Critical Sections, lock-free or wait-free submit (core/delegation/bcslock.h). */
 #include "backend.h"
 
-#include "../core/bcslock.h"
+#include "../core/delegation/bcslock.h"
 
 _Static_assert(sizeof(struct ls_bcslock) <= LS_LOCK_STATE_BYTES, "state fits");
 

@@ -1,7 +1,7 @@
-/* futex: spin-then-park three-state futex lock (core/futexlock.h). */
+/* futex: spin-then-park three-state futex lock (core/mutex/futexlock.h). */
 #include "backend.h"
 
-#include "../core/futexlock.h"
+#include "../core/mutex/futexlock.h"
 
 LS_BACKEND_FROM_CORE(futex, futexlock,
 	"3-state futex lock; spins LOCKSWAP_SPIN polls then parks; unfair (barging), no bypass bound");

@@ -2,8 +2,8 @@
 
 #include <string.h>
 
-#include "../core/bravo.h"
-#include "../core/rwlock.h"
+#include "../core/rwlock/bravo.h"
+#include "../core/rwlock/rwlock.h"
 
 _Static_assert(sizeof(struct ls_rwlock) <= LS_RWLOCK_STATE_BYTES, "futex rwlock fits");
 _Static_assert(sizeof(struct ls_bravo) <= LS_RWLOCK_STATE_BYTES, "bravo rwlock fits");

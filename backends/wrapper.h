@@ -4,7 +4,7 @@
  * native backend.
  *
  * A core/ wrapper drives its inner lock through a `struct ls_lockable`
- * (core/lockable.h).  For each native in LS_WRAPPABLE_NATIVES the macro
+ * (core/wrap/lockable.h).  For each native in LS_WRAPPABLE_NATIVES the macro
  * defines a table whose lockable is a compile-time constant: the wrapper's
  * inline verbs are inlined into it, and the calls through the lockable
  * become direct calls of the inner algorithm's inline verbs, so the
@@ -19,11 +19,11 @@
 
 #include <string.h>
 
-#include "../core/futexlock.h"
-#include "../core/mcs.h"
-#include "../core/queued.h"
-#include "../core/ticket.h"
-#include "../core/tts.h"
+#include "../core/mutex/futexlock.h"
+#include "../core/mutex/mcs.h"
+#include "../core/mutex/queued.h"
+#include "../core/mutex/ticket.h"
+#include "../core/mutex/tts.h"
 #include "backend.h"
 
 /* X(id, algo, ABOUT, DEFAULT_INNER, inner_id, inner_algo) for every native

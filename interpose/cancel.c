@@ -1,11 +1,11 @@
 /*
- * cancel.c - the pthread side of core/wait.h's cancellation: lock calls of
+ * cancel.c - the pthread side of core/runtime/wait.h's cancellation: lock calls of
  * a thread with asynchronous cancellation enabled run with it deferred,
  * except inside parks, where a cancellation runs the algorithm's leave
  * steps (as a cleanup handler) before the program's own handlers.
  *
  * Which threads need it: pthread_setcanceltype is interposed (exported
- * unversioned like the lock functions) and keeps core/wait.h's per-thread
+ * unversioned like the lock functions) and keeps core/runtime/wait.h's per-thread
  * ls_wait_async up to date, so the threads that never ask for
  * asynchronous cancellation (nearly all) pay one thread-local test per
  * lock call instead of a pthread_setcanceltype call per acquisition.
@@ -23,8 +23,8 @@
 #include <errno.h>
 #include <pthread.h>
 
-#include "../core/futex.h"
-#include "../core/wait.h"
+#include "../core/runtime/futex.h"
+#include "../core/runtime/wait.h"
 #include "cancel.h"
 #include "export.h"
 
@@ -99,6 +99,6 @@ void ls_cancel_install(void)
 {
 	if (!real_setcanceltype())
 		return; /* scopes stay inert, as without hooks */
-	/* release: pairs with core/wait.c's acquire load of the table. */
+	/* release: pairs with core/runtime/wait.c's acquire load of the table. */
 	atomic_store_explicit(&ls_wait_cancel_hooks, &hooks, memory_order_release);
 }

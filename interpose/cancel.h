@@ -1,4 +1,4 @@
-/* cancel.h - install core/wait.h's cancellation hooks (cancel.c). */
+/* cancel.h - install core/runtime/wait.h's cancellation hooks (cancel.c). */
 #ifndef LS_INTERPOSE_CANCEL_H
 #define LS_INTERPOSE_CANCEL_H
 

@@ -2,7 +2,7 @@
  * cond.c - the exported pthread_cond_* functions.
  *
  * Layout of the 48-byte pthread_cond_t for lockswap's condvar: bytes 0..23
- * hold struct ls_condvar (core/condvar.h); glibc's flags word (bit 0
+ * hold struct ls_condvar (core/condvar/condvar.h); glibc's flags word (bit 0
  * process-shared, bit 1 CLOCK_MONOTONIC; offset probed at start-up, 36 in
  * glibc 2.36) keeps glibc's encoding, so a condvar that glibc initialised as
  * process-shared, possibly in another process, is recognised and served by
@@ -23,9 +23,9 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "../core/condvar.h"
-#include "../core/futex.h"
-#include "../core/timespec.h"
+#include "../core/condvar/condvar.h"
+#include "../core/runtime/futex.h"
+#include "../core/runtime/timespec.h"
 #include "entry.h"
 #include "export.h"
 #include "gate.h"
@@ -109,7 +109,7 @@ static int cond_destroy(pthread_cond_t *c)
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
 		return ls_real.cond_destroy ? ls_real.cond_destroy(c) : EINVAL;
-	/* Woken waiters never touch the cond again (core/condvar.h), so there
+	/* Woken waiters never touch the cond again (core/condvar/condvar.h), so there
 	 * is nothing to wait for; glibc never returns EBUSY either. */
 	return 0;
 }

@@ -28,7 +28,7 @@ void ls_gate_open(const struct ls_lock_ops *b)
 	if (ls_backend_is_passthrough(b))
 		b = &ls_gate_glibc;
 	/* Where the single-threaded verbs move the gate when they find a
-	 * second thread (core/single.h); set before the gate opens. */
+	 * second thread (core/runtime/single.h); set before the gate opens. */
 	atomic_store_explicit(&ls_single_after, (const void *)b, memory_order_relaxed);
 	atomic_store_explicit(&ls_single_gate, (const void *)choose(b), memory_order_release);
 }

@@ -15,13 +15,13 @@
  * thread, the backend's `single` table (backends/backend.h), whose lock,
  * trylock and unlock use plain loads and stores: no locked instruction
  * while nobody else can look.  Those verbs check glibc's
- * __libc_single_threaded on every call (core/single.h), so correctness
+ * __libc_single_threaded on every call (core/runtime/single.h), so correctness
  * never depends on when the gate moves; the first one that finds a second
  * thread moves the gate to the backend's table, and later calls pay
  * nothing for the shortcut.  The plain verbs leave exactly the state the
  * atomic ones would, so a lock taken plainly and held while the second
  * thread starts is held, and released atomically, like any other.  The
- * gate itself is core/single.h's ls_single_gate, the word those verbs
+ * gate itself is core/runtime/single.h's ls_single_gate, the word those verbs
  * move.
  */
 #ifndef LS_INTERPOSE_GATE_H
@@ -31,7 +31,7 @@
 #include <stdbool.h>
 
 #include "../backends/backend.h"
-#include "../core/single.h"
+#include "../core/runtime/single.h"
 
 static inline const struct ls_lock_ops *ls_gate_get(void)
 {

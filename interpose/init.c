@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/qnode.h"
-#include "../core/thread.h"
+#include "../core/runtime/qnode.h"
+#include "../core/runtime/thread.h"
 #include "arms.h"
 #include "cancel.h"
 #include "options.h"

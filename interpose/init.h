@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "../backends/backend.h"
-#include "../core/say.h" /* ls_say: a message line on stderr */
+#include "../core/runtime/say.h" /* ls_say: a message line on stderr */
 #include "../stats/hooks.h"
 
 extern const struct ls_lock_ops *_Atomic ls_active_backend;

@@ -15,8 +15,8 @@
 #include <limits.h>
 #include <pthread.h>
 
-#include "../core/thread.h"
-#include "../core/timespec.h"
+#include "../core/runtime/thread.h"
+#include "../core/runtime/timespec.h"
 #include "entry.h"
 #include "export.h"
 #include "gate.h"

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/spin.h"
+#include "../core/runtime/spin.h"
 
 /* LS_OPT_UINT may also accept one word, its CHOICES (LOCKSWAP_SPIN's
  * "adaptive"): the target then receives LS_OPT_UINT_WORD. */

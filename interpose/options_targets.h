@@ -2,10 +2,10 @@
  * options_targets.h - the headers that declare the TARGET variables named in
  * options.def.  Add the header of a new option's target here.
  */
-#include "../core/spin.h"
-#include "../core/capacitor.h"
-#include "../core/restrict.h"
-#include "../core/slice.h"
-#include "../core/queued.h"
+#include "../core/runtime/spin.h"
+#include "../core/wrap/capacitor.h"
+#include "../core/wrap/restrict.h"
+#include "../core/wrap/slice.h"
+#include "../core/mutex/queued.h"
 #include "options.h"
 #include "rwlock.h"

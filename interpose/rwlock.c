@@ -29,8 +29,8 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "../core/thread.h"
-#include "../core/timespec.h"
+#include "../core/runtime/thread.h"
+#include "../core/runtime/timespec.h"
 #include "entry.h"
 #include "export.h"
 #include "init.h"

@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "../backends/rwlock.h"
-#include "../core/rwlock.h"
+#include "../core/rwlock/rwlock.h"
 
 struct ls_rw {
 	_Alignas(8) unsigned char lock[LS_RWLOCK_STATE_BYTES];

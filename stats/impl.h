@@ -49,7 +49,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../core/say.h"
+#include "../core/runtime/say.h"
 #include "hooks.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)

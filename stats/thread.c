@@ -27,8 +27,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../core/futexlock.h"
-#include "../core/thread.h"
+#include "../core/mutex/futexlock.h"
+#include "../core/runtime/thread.h"
 #include "impl.h"
 
 __thread unsigned ls_stats_busy __attribute__((tls_model("initial-exec")));

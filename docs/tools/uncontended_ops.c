@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "backends/backend.h"
-#include "core/capacitor.h"
+#include "core/wrap/capacitor.h"
 
 static const struct ls_lock_ops *ops;
 static _Alignas(16) unsigned char state[LS_LOCK_STATE_BYTES];

@@ -27,9 +27,9 @@
 #include "../deadline.h"
 
 #include "../../backends/backend.h"
-#include "../../core/spin.h"
-#include "../../core/qnode.h"
-#include "../../core/thread.h"
+#include "../../core/runtime/spin.h"
+#include "../../core/runtime/qnode.h"
+#include "../../core/runtime/thread.h"
 
 /* The lock under test: its ops, and a signature of its state that changes
  * whenever one more waiter is queued or parked (to sequence arrivals). */

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "../../core/thread.h"
+#include "../../core/runtime/thread.h"
 #include "../deadline.h"
 
 struct shared {

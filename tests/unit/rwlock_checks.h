@@ -24,7 +24,7 @@
 #include "../deadline.h"
 
 #include "../../backends/rwlock.h"
-#include "../../core/rwlock.h"
+#include "../../core/rwlock/rwlock.h"
 
 static const struct ls_rwlock_ops *rw;
 static bool (*quiet)(void *state);

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "../../core/thread.h"
+#include "../../core/runtime/thread.h"
 #include "lock_harness.h"
 
 #define MAX_BACKENDS 64

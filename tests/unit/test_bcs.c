@@ -1,6 +1,6 @@
 /*
- * test_bcs.c - Batched Critical Sections (core/bcs.h) and the bcs / bcs-wf
- * mutex backends (core/bcslock.h).  Behaviour only, never timing.
+ * test_bcs.c - Batched Critical Sections (core/delegation/bcs.h) and the bcs / bcs-wf
+ * mutex backends (core/delegation/bcslock.h).  Behaviour only, never timing.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -18,10 +18,10 @@
 #include <cmocka.h>
 
 #include "../../backends/backend.h"
-#include "../../core/bcs.h"
-#include "../../core/bcslock.h"
-#include "../../core/spin.h"
-#include "../../core/thread.h"
+#include "../../core/delegation/bcs.h"
+#include "../../core/delegation/bcslock.h"
+#include "../../core/runtime/spin.h"
+#include "../../core/runtime/thread.h"
 #include "../deadline.h"
 
 #define NTHREADS 4

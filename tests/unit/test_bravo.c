@@ -1,12 +1,12 @@
 /*
- * test_bravo.c - the BRAVO reader-biased rwlock (core/bravo.h) through its
+ * test_bravo.c - the BRAVO reader-biased rwlock (core/rwlock/bravo.h) through its
  * backend table entry "bravo": the shared rwlock checks, then the bias:
  * set by a slow reader, revoked by a writer who waits for announced
  * readers, re-enabled after the inhibition.  Behaviour only, never timing.
  */
 #include "rwlock_checks.h"
 
-#include "../../core/bravo.h"
+#include "../../core/rwlock/bravo.h"
 
 static struct ls_bravo *B = (struct ls_bravo *)(void *)rs;
 

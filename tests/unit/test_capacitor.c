@@ -1,5 +1,5 @@
 /*
- * test_capacitor.c - capacitor around every inner lock (core/capacitor.h,
+ * test_capacitor.c - capacitor around every inner lock (core/wrap/capacitor.h,
  * backends/capacitor.c): mutual exclusion, both semaphores, both modes,
  * fractional bypass, timeouts in the semaphore, fork, and the B-1 bounded
  * bypass property with controlled arrivals and under stress (trace hook).
@@ -7,8 +7,8 @@
  */
 #include "lock_checks.h"
 
-#include "../../core/capacitor.h"
-#include "../../core/twa.h"
+#include "../../core/runtime/twa.h"
+#include "../../core/wrap/capacitor.h"
 
 static uint64_t word_of(void *s)
 {
@@ -236,7 +236,7 @@ static void test_bypass_stress(void **state)
 }
 
 /* -- no more threads inside than CPUs: waiters spin outside the waiting
- * policy's spinner count (core/capacitor.c, spin_own_cpu).  Pretending to
+ * policy's spinner count (core/wrap/capacitor.c, spin_own_cpu).  Pretending to
  * have 64 CPUs puts every waiter of these runs in that case; the B-1 bound
  * must hold there too (admission is decided by the word alone). */
 static void test_bypass_own_cpu(void **state)

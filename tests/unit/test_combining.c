@@ -1,5 +1,5 @@
 /*
- * test_combining.c - the combining lock (core/combining.h): every closure
+ * test_combining.c - the combining lock (core/delegation/combining.h): every closure
  * runs exactly once, never two at a time, and its effects are visible to
  * its caller when ls_combining_with returns.  Behaviour only.
  */
@@ -13,9 +13,9 @@
 
 #include <cmocka.h>
 
-#include "../../core/bcs_park.h"
-#include "../../core/combining.h"
-#include "../../core/spin.h"
+#include "../../core/delegation/bcs_park.h"
+#include "../../core/delegation/combining.h"
+#include "../../core/runtime/spin.h"
 
 #define NTHREADS 4
 #define PER_THREAD 100000

@@ -1,5 +1,5 @@
 /*
- * test_condvar.c - core/condvar.c, directly linked, with a futex lock as
+ * test_condvar.c - core/condvar/condvar.c, directly linked, with a futex lock as
  * the mutex.
  */
 #include <errno.h>
@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "../../core/condvar.h"
-#include "../../core/futex.h"
-#include "../../core/futexlock.h"
+#include "../../core/condvar/condvar.h"
+#include "../../core/runtime/futex.h"
+#include "../../core/mutex/futexlock.h"
 #include "../deadline.h"
 
 static struct ls_condvar cv;

@@ -1,13 +1,13 @@
 /*
  * test_mcs.c - FIFO MCS queue lock with per-thread node pools and
- * abandoned nodes (core/mcs.h, core/qnode.h, backends/mcs.c).
+ * abandoned nodes (core/mutex/mcs.h, core/runtime/qnode.h, backends/mcs.c).
  * Behaviour only, never timing.
  */
 #include <stdlib.h>
 #include "lock_checks.h"
 
-#include "../../core/mcs.h"
-#include "../../core/qnode.h"
+#include "../../core/mutex/mcs.h"
+#include "../../core/runtime/qnode.h"
 
 extern const struct ls_lock_ops ls_backend_mcs;
 

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "../../backends/backend.h"
-#include "../../core/thread.h"
+#include "../../core/runtime/thread.h"
 
 #define MAX_BACKENDS 64
 

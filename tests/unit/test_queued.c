@@ -1,11 +1,11 @@
 /*
- * test_queued.c - word-sized queued mutex (core/queued.h,
+ * test_queued.c - word-sized queued mutex (core/mutex/queued.h,
  * backends/queued.c): oldest waiter first, timeouts, fork, and the
  * LOCKSWAP_FAIR_US handoff.  Behaviour only, never timing.
  */
 #include "lock_checks.h"
 
-#include "../../core/queued.h"
+#include "../../core/mutex/queued.h"
 
 extern const struct ls_lock_ops ls_backend_queued;
 

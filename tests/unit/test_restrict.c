@@ -1,6 +1,6 @@
 /*
  * test_restrict.c - concurrency restriction around every inner lock
- * (core/restrict.h, backends/restrict.c): mutual exclusion, trylock and
+ * (core/wrap/restrict.h, backends/restrict.c): mutual exclusion, trylock and
  * timedlock results, FIFO rotation with a single-member active set,
  * timeouts that leave nothing behind, the rotation bound under stress
  * (trace hook: fast admissions counted while a thread waits), fork, and
@@ -8,7 +8,7 @@
  */
 #include "lock_checks.h"
 
-#include "../../core/restrict.h"
+#include "../../core/wrap/restrict.h"
 
 static uint64_t word_of(void *s)
 {

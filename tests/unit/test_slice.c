@@ -1,5 +1,5 @@
 /*
- * test_slice.c - lock slices around every inner lock (core/slice.h,
+ * test_slice.c - lock slices around every inner lock (core/wrap/slice.h,
  * backends/slice.c): selection, mutual exclusion, trylock and timedlock
  * results, slices handed over in arrival order, the wait bound under
  * stress (a ticket with q ahead is served within q+1 slice ends),
@@ -13,7 +13,7 @@
  */
 #include "lock_checks.h"
 
-#include "../../core/slice.h"
+#include "../../core/wrap/slice.h"
 
 static uint64_t word_of(void *s)
 {

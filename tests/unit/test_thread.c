@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "../../core/thread.h"
+#include "../../core/runtime/thread.h"
 
 static struct ls_thread *seen[64];
 

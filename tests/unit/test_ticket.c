@@ -1,11 +1,11 @@
 /*
  * test_ticket.c - FIFO ticket lock with waiting-array parking and
- * abandoned tickets (core/ticket.h, backends/ticket.c).
+ * abandoned tickets (core/mutex/ticket.h, backends/ticket.c).
  * Behaviour only, never timing.
  */
 #include "lock_checks.h"
 
-#include "../../core/ticket.h"
+#include "../../core/mutex/ticket.h"
 
 extern const struct ls_lock_ops ls_backend_ticket;
 

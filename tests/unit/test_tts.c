@@ -1,10 +1,10 @@
 /*
- * test_tts.c - test-and-test-and-set lock (core/tts.h, backends/tts.c).
+ * test_tts.c - test-and-test-and-set lock (core/mutex/tts.h, backends/tts.c).
  * Behaviour only, never timing.
  */
 #include "lock_checks.h"
 
-#include "../../core/tts.h"
+#include "../../core/mutex/tts.h"
 
 extern const struct ls_lock_ops ls_backend_tts;
 

@@ -1,5 +1,5 @@
 /*
- * test_wait.c - the waiting policy (core/wait.h): the spinner bound holds
+ * test_wait.c - the waiting policy (core/runtime/wait.h): the spinner bound holds
  * under contention, the LOCKSWAP_SPIN override and 0 behave as documented,
  * and cancellation scopes are inert without the embedder's hooks.
  */
@@ -12,10 +12,10 @@
 
 #include <cmocka.h>
 
-#include "../../core/spin.h"
-#include "../../core/thread.h"
-#include "../../core/tts.h"
-#include "../../core/wait.h"
+#include "../../core/runtime/spin.h"
+#include "../../core/runtime/thread.h"
+#include "../../core/mutex/tts.h"
+#include "../../core/runtime/wait.h"
 
 #define THREADS 8
 #define ITERS 20000

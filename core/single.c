@@ -1,5 +1,0 @@
-/* single.c - the two words of core/single.h. */
-#include "single.h"
-
-const void *_Atomic ls_single_gate;
-const void *_Atomic ls_single_after;

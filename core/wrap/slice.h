@@ -1,0 +1,339 @@
+/*
+ * slice.h - lock slices: long-term fairness at barging speed, around any
+ * inner lock.
+ *
+ * Idea: Patel, Pande, Mukherjee, Arpaci-Dusseau and Arpaci-Dusseau,
+ * "Avoiding Scheduler Subversion using Scheduler-Cooperative Locks"
+ * (u-SCL, EuroSys 2020): fairness is owed over a window, not per
+ * acquisition.  A contended lock is owned, one slice at a time, by one
+ * thread, which re-acquires it with a hot cache and no competition; the
+ * others park in FIFO order, and at the end of a slice the lock is handed
+ * to the oldest waiter.  One wake-up per slice instead of one per
+ * acquisition: the hand-over that makes FIFO locks 100x slower than glibc
+ * oversubscribed is paid once a millisecond.  Written from the paper's
+ * description, not from any code; the departures from it are ours:
+ *
+ *  - A slice ends when its owner has HELD the lock for LOCKSWAP_SLICE_US
+ *    (usage accounting, so threads with long critical sections get the
+ *    same hold time as threads with short ones, not more), or after 4x
+ *    that in wall time.  Every thread that waits gets one slice per
+ *    rotation, so hold-time shares over a window of a few rotations are
+ *    equal, whatever each thread's critical section.
+ *  - Slices are only kept where they pay.  A slice forfeits the parallel
+ *    work other threads could do outside the lock; it pays when the owner
+ *    comes back to the lock sooner than the lock could move to another
+ *    CPU (most of its gaps between release and next acquisition within
+ *    LOCKSWAP_SLICE_GAP_NS), or when no CPU was free for that parallel
+ *    work anyway (the owner itself was preempted and got less than half
+ *    a CPU over its slice: LOCKSWAP_SLICE_BUSY).  Otherwise, at the slice's end, every waiter is let go to
+ *    the inner lock, and the lock stays open (plain inner lock, its speed
+ *    and its fairness) for a quiet period of ~64 ms before a contended
+ *    arrival tries a slice again.
+ *  - Uncontended, the lock is open: one load of this word and the inner
+ *    lock's trylock.  The first arrival that finds the inner lock held
+ *    opens a slice for itself.
+ *
+ * Mutual exclusion is always the inner lock's: this word only decides who
+ * may try.  Every mistake it can make under races (a stale owner, two
+ * threads that both believe they own the slice, a waiter let go early)
+ * costs fairness or speed for a moment, never exclusion.
+ *
+ * State: the 8-byte slice word, then the inner lock (<= 8 bytes,
+ * backends/slice.c).  All-zero = open, nobody queued.
+ *   bits  0..13  grant   tickets below grant have been served (14-bit
+ *                        wrapping; "t < grant" is a signed difference)
+ *   bits 14..27  next    the next ticket; queue = next - grant
+ *   bit  28      OWNED   a slice is in progress: arrivals queue
+ *   bit  29      GHOST   a queued ticket was abandoned in the middle
+ *   bit  30      QUIET   slices are off until `quiet` (below)
+ *   bit  31      RUN     the slice's owner has acquired at least once
+ *   bits 32..39  gen     slice generation, +1 at every slice start
+ *   bits 40..47  epoch   low 8 bits of ls_fork_epoch
+ *   bits 48..55  quiet   coarse time (units of 2^20 ns) the quiet ends
+ *   bits 56..62  mark    coarse time (units of 2^20 ns, 7 bits) a waiter
+ *                        began to watch the owner
+ *   bit  63      MARKED  a waiter watches: the owner clears it (and the
+ *                        mark) at its next acquisition
+ * At most 8191 threads may queue on one lock at once.
+ *
+ * Who owns the slice is thread-local (ls_slice_self): the lock and the
+ * generation.  A thread that owns a slice of one lock never queues for, or
+ * opens, a slice of another: it goes to that lock's inner lock directly
+ * (two owners queued in each other's slices would wait for each other).  A thread owns the slice of r iff OWNED is set and its
+ * record names r and the word's generation.
+ *
+ * Transitions (each one CAS on the word, except the owner's RUN, a
+ * fetch_or, and its clearing of MARKED, a fetch_and, only ever done when
+ * a waiter has set it):
+ *   open arrival   inner trylock; on success done.  Else, unless QUIET
+ *                  and before `quiet`: OWNED, gen+1 (own the new slice),
+ *                  then the inner lock.  In the quiet: the inner lock.
+ *   queued arrival (OWNED or a queue) take ticket t = next, park on the
+ *                  waiting-array bucket (c, t) (core/runtime/twa.h) until
+ *                  t < grant: the owner iff grant == t+1 and OWNED, else
+ *                  let go (flushed or skipped): then the inner lock once.
+ *   slice end      (the owner's unlock with nobody queued, its budget
+ *                  spent, or its probe saying slices do not pay): with
+ *                  nobody queued, clear OWNED (a slice only lasts while
+ *                  someone waits for it, so an owner that moves on
+ *                  strands nobody);
+ *                  with a queue and the slice paying, hand over:
+ *                  grant+1, gen+1, RUN cleared, and wake the new owner
+ *                  and the new head; otherwise (or with GHOST) flush:
+ *                  grant = next, OWNED and GHOST cleared (QUIET set when
+ *                  slices do not pay), everyone woken.
+ *   watch          the head (t == grant), and every waiter while GHOST
+ *                  is set, parks with a timeout (the watch period, 4 x
+ *                  LOCKSWAP_SLICE_US); woken by it, once the owner has
+ *                  run (RUN), it sets MARKED and the mark time if they
+ *                  are clear.  If it finds MARKED
+ *                  already set for a whole watch period, the owner made no
+ *                  acquisition since (it was descheduled, exited, was
+ *                  cancelled, or stopped calling): the head, running now,
+ *                  takes the slice over: grant+1, gen+1, RUN and MARKED
+ *                  cleared, and wakes the new head (with GHOST: flush).
+ *                  The mark lives in the word, so a waiter whose timed
+ *                  lock gives up before a whole period can still complete
+ *                  a watch another waiter, or its own earlier attempt,
+ *                  began.
+ *   abandon        (timeout or cancellation while queued) t < grant: it
+ *                  was served meanwhile, go on (an owner's timed lock
+ *                  that fails ends the slice); the last ticket: next-1;
+ *                  the head: grant+1 (no generation change), wake the new
+ *                  head; in the middle: GHOST (the next slice end
+ *                  flushes).
+ * Progress: the head is always awake or parked with a timeout while a
+ * slice runs, and the watch's mark lives in the word, so an owner that
+ * exits, is cancelled or stops calling strands the queue for about two
+ * watch periods at most (one to mark, one to see the mark stay), even
+ * when every waiter uses timed locks shorter than a period.
+ *
+ * A holder about to block in a condvar wait unlocks with
+ * ls_slice_unlock_to_wait, which ends its slice at once (the interposer
+ * calls the backends' unlock_to_wait there).
+ *
+ * trylock: the inner trylock, slice or not (a trylock never waits in
+ * line: refusing it during slices would starve a thread that spins on
+ * trylock for as long as the lock stays contended); the owner's counts as
+ * an acquisition of its slice.
+ *
+ * Fairness: while a slice runs, arrivals queue FIFO and every slice end
+ * serves the head, so a waiter with q tickets ahead is served within
+ * q+1 slices, each at most 4 x LOCKSWAP_SLICE_US of wall time (plus wake
+ * latency): the wait bound.  Outside slices (open, quiet) the inner
+ * lock's fairness applies.
+ *
+ * Memory order: the word protects no data (the inner lock does): its
+ * RMWs are relaxed except the waiting array's pair (core/runtime/twa.h): every
+ * CAS that moves grant, and the waiter's re-check, are seq_cst.
+ *
+ * fork: every slow path compares the epoch; on a mismatch the word is
+ * reset to open with no queue (the forking thread may hold the inner
+ * lock; dead threads' tickets are forgotten).
+ */
+#ifndef LS_CORE_SLICE_H
+#define LS_CORE_SLICE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "lockable.h"
+#include "../runtime/ticks.h"
+
+#define LS_SL_TICKET_BITS 14
+#define LS_SL_TICKET_MASK ((1ull << LS_SL_TICKET_BITS) - 1)
+#define LS_SL_NEXT_SHIFT 14
+#define LS_SL_OWNED (1ull << 28)
+#define LS_SL_GHOST (1ull << 29)
+#define LS_SL_QUIET (1ull << 30)
+#define LS_SL_RUN (1ull << 31)
+#define LS_SL_GEN_SHIFT 32
+#define LS_SL_GEN_MASK (0xffull << LS_SL_GEN_SHIFT)
+#define LS_SL_EPOCH_SHIFT 40
+#define LS_SL_EPOCH_MASK (0xffull << LS_SL_EPOCH_SHIFT)
+#define LS_SL_QUIET_SHIFT 48
+#define LS_SL_QUIET_MASK (0xffull << LS_SL_QUIET_SHIFT)
+#define LS_SL_MARK_SHIFT 56
+#define LS_SL_MARK_MASK (0x7full << LS_SL_MARK_SHIFT)
+#define LS_SL_MARKED (1ull << 63)
+
+#define LS_SLICE_PROBE_N 32u      /* acquisitions before the gap probe */
+#define LS_SLICE_WALL_FACTOR 4u   /* wall limit = factor x hold budget */
+#define LS_SLICE_WATCH_FACTOR 4u  /* head watch period = factor x budget */
+#define LS_SLICE_QUIET_UNITS 64u  /* quiet period, units of 2^20 ns */
+
+/* Option targets (interpose/options.def). */
+extern _Atomic unsigned ls_slice_us;     /* LOCKSWAP_SLICE_US: hold budget */
+extern _Atomic unsigned ls_slice_gap_ns; /* LOCKSWAP_SLICE_GAP_NS: the probe's bar */
+extern _Atomic unsigned ls_slice_busy_pays; /* LOCKSWAP_SLICE_BUSY: no free CPU, slices pay */
+
+struct ls_slice {
+	_Atomic uint64_t word;
+};
+
+/* The calling thread's slice, if it owns one (one at a time: a thread
+ * handed a second lock's slice forgets the first, whose waiters then
+ * take it back through the head watch). */
+struct ls_slice_self {
+	const struct ls_slice *lock; /* NULL: none */
+	uint32_t gen;                /* its generation (bits 32..39) */
+	uint32_t n;                  /* acquisitions in the slice */
+	uint32_t near;               /* of those, how many came back within the bar */
+	uint64_t start;              /* ticks: the slice began */
+	uint64_t acq;                /* ticks: the current acquisition began */
+	uint64_t rel;                /* ticks: the last release */
+	uint64_t hold;               /* ticks held so far */
+	uint64_t budget;             /* ticks of hold the slice may use */
+	uint64_t wall;               /* ticks the slice may last */
+	uint64_t bar;                /* LOCKSWAP_SLICE_GAP_NS in ticks */
+	struct ls_cpu_use {
+		uint64_t cpu_us;     /* CPU time, user + system */
+		uint64_t preempted;  /* involuntary context switches */
+	} cpu0;                      /* the thread's, at the start */
+};
+extern __thread struct ls_slice_self ls_slice_self;
+
+/* Test hook: told each slice start (ticket = UINT32_MAX for a slice an
+ * open arrival opened), each hand-over (the ticket served), each flush
+ * (why: LS_SL_TRACE_FLUSH_*).  NULL in production: one relaxed load per
+ * slice event, none on the owner's fast path. */
+enum {
+	LS_SL_TRACE_OPENED,    /* an open arrival owns a new slice */
+	LS_SL_TRACE_HANDOVER,  /* ticket `t` is handed the slice */
+	LS_SL_TRACE_FLUSH_GAP, /* the probe: slices do not pay here */
+	LS_SL_TRACE_TAKEOVER,  /* the head took the slice of a stalled owner */
+	LS_SL_TRACE_FLUSH_GHOST, /* an abandoned ticket in the queue */
+	LS_SL_TRACE_CLOSED,    /* a slice ended with nobody queued */
+	LS_SL_TRACE_QUEUED,    /* ticket `t` taken, `ahead` tickets before it */
+	LS_SL_TRACE_SERVED,    /* ticket `t`'s waiter saw it served */
+};
+typedef void (*ls_slice_trace_fn)(const void *r, int event, uint32_t t, uint32_t ahead);
+extern _Atomic(ls_slice_trace_fn) ls_slice_trace;
+
+static inline uint32_t ls_slice_grant_of(uint64_t w)
+{
+	return (uint32_t)(w & LS_SL_TICKET_MASK);
+}
+static inline uint32_t ls_slice_next_of(uint64_t w)
+{
+	return (uint32_t)((w >> LS_SL_NEXT_SHIFT) & LS_SL_TICKET_MASK);
+}
+static inline uint32_t ls_slice_queue_of(uint64_t w)
+{
+	return (ls_slice_next_of(w) - ls_slice_grant_of(w)) & LS_SL_TICKET_MASK;
+}
+static inline uint32_t ls_slice_gen_of(uint64_t w)
+{
+	return (uint32_t)((w & LS_SL_GEN_MASK) >> LS_SL_GEN_SHIFT);
+}
+static inline uint32_t ls_slice_epoch_of(uint64_t w)
+{
+	return (uint32_t)((w & LS_SL_EPOCH_MASK) >> LS_SL_EPOCH_SHIFT);
+}
+
+/* Open: no slice, nobody queued; arrivals go straight to the inner lock. */
+static inline bool ls_slice_open(uint64_t w)
+{
+	return (w & LS_SL_OWNED) == 0 && ls_slice_queue_of(w) == 0;
+}
+
+/* The caller owns the slice of r in state w. */
+static inline bool ls_slice_mine(const struct ls_slice *r, uint64_t w)
+{
+	return (w & LS_SL_OWNED) && ls_slice_self.lock == r &&
+	       ls_slice_self.gen == ls_slice_gen_of(w);
+}
+
+/* The owner is about to take the inner lock again: count whether it came
+ * back within the bar (the probe's statistic: the share of short gaps, so
+ * one preemption outside the lock does not condemn a slice), and start
+ * timing the hold (which thus includes the owner's own, uncontended,
+ * inner acquisition). */
+static inline void ls_slice_owner_enter(void)
+{
+	struct ls_slice_self *s = &ls_slice_self;
+	s->acq = ls_ticks();
+	s->near += ls_ticks_since(s->rel, s->acq) <= s->bar;
+}
+
+/* The owner got the inner lock: if a waiter has begun to watch it, show
+ * progress by clearing the mark (relaxed: a progress sign, orders
+ * nothing).  The load is of the line the inner lock shares, which the
+ * owner has just written: no RMW unless a waiter marked it. */
+static inline void ls_slice_owner_acquired(struct ls_slice *r)
+{
+	if (atomic_load_explicit(&r->word, memory_order_relaxed) & LS_SL_MARKED)
+		atomic_fetch_and_explicit(&r->word, ~(LS_SL_MARKED | LS_SL_MARK_MASK),
+		                          memory_order_relaxed);
+}
+
+int ls_slice_acquire(struct ls_slice *r, const struct ls_lockable *in, void *inner,
+                     clockid_t clock, const struct timespec *abstime);
+int ls_slice_trylock(struct ls_slice *r, const struct ls_lockable *in, void *inner);
+/* The owner's unlock once its budget is spent or the probe is due. */
+void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void *inner,
+                         uint64_t now);
+
+/* The holder is about to block (a condvar wait): it will not be back
+ * soon, so its slice, if it owns one, ends with the unlock (handed to the
+ * oldest waiter) instead of stalling the queue until the watch. */
+void ls_slice_unlock_to_wait(struct ls_slice *r, const struct ls_lockable *in, void *inner);
+
+static inline int ls_slice_lock(struct ls_slice *r, const struct ls_lockable *in, void *inner)
+{
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
+	if (ls_slice_mine(r, w)) {
+		ls_slice_owner_enter();
+		int ret = in->lock(inner);
+		ls_slice_owner_acquired(r);
+		return ret;
+	}
+	if (ls_slice_open(w) && in->trylock(inner) == 0)
+		return 0;
+	return ls_slice_acquire(r, in, inner, CLOCK_MONOTONIC, NULL);
+}
+
+static inline int ls_slice_timedlock(struct ls_slice *r, const struct ls_lockable *in,
+                                     void *inner, clockid_t clock,
+                                     const struct timespec *abstime)
+{
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
+	if (ls_slice_open(w) && in->trylock(inner) == 0) /* open: nobody owns a slice */
+		return 0;
+	return ls_slice_acquire(r, in, inner, clock, abstime);
+}
+
+/* The owner releases: account the hold that ends now; returns now. */
+static inline uint64_t ls_slice_owner_release(void)
+{
+	struct ls_slice_self *s = &ls_slice_self;
+	uint64_t now = ls_ticks();
+	s->hold += ls_ticks_since(s->acq, now);
+	s->rel = now;
+	s->n++;
+	return now;
+}
+
+static inline void ls_slice_unlock(struct ls_slice *r, const struct ls_lockable *in, void *inner)
+{
+	/* Misuse (free, or already unlocked by a non-owner): nothing to do. */
+	if (!in->is_locked(inner))
+		return;
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
+	if (ls_slice_mine(r, w)) {
+		struct ls_slice_self *s = &ls_slice_self;
+		uint64_t now = ls_slice_owner_release();
+		if (s->n != LS_SLICE_PROBE_N && s->hold < s->budget &&
+		    ls_ticks_since(s->start, now) < s->wall && ls_slice_queue_of(w) != 0) {
+			in->unlock(inner);
+			return;
+		}
+		ls_slice_unlock_end(r, in, inner, now);
+		return;
+	}
+	in->unlock(inner);
+}
+
+#endif
