@@ -46,6 +46,9 @@
 
 #define LS_LOCK_STATE_BYTES 16
 
+/* LOCKSWAP_BACKEND's default (a name in list.h). */
+#define LS_BACKEND_DEFAULT "futex"
+
 struct ls_lock_ops {
 	const char *name;
 	const char *about;     /* one line: fairness claim and waiting policy */

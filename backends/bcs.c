@@ -31,7 +31,7 @@ LS_SINGLE_TABLE(bcs_wf, "bcs-wf");
 
 const struct ls_lock_ops ls_backend_bcs = {
 	.name = "bcs",
-	.about = "batched critical sections (lock-free submit): FIFO hand-off once queued, barging only while no waiter is queued; spins LOCKSWAP_SPIN polls then parks",
+	.about = "batched critical sections (lock-free submit): FIFO hand-off once queued, barging only while no waiter is queued; spins for a time budget learnt per lock while a CPU is free (LOCKSWAP_SPIN=N: N polls), then parks",
 	.state_size = sizeof(struct ls_bcslock),
 	.lock = bcs_lock,
 	.trylock = bcs_trylock,
@@ -45,7 +45,7 @@ const struct ls_lock_ops ls_backend_bcs = {
 
 const struct ls_lock_ops ls_backend_bcs_wf = {
 	.name = "bcs-wf",
-	.about = "batched critical sections (wait-free submit, sentinel hand-off): FIFO hand-off once queued, barging only while no waiter is queued; spins LOCKSWAP_SPIN polls then parks",
+	.about = "batched critical sections (wait-free submit, sentinel hand-off): FIFO hand-off once queued, barging only while no waiter is queued; spins for a time budget learnt per lock while a CPU is free (LOCKSWAP_SPIN=N: N polls), then parks",
 	.state_size = sizeof(struct ls_bcslock),
 	.lock = bcs_wf_lock,
 	.trylock = bcs_trylock,

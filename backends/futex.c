@@ -4,4 +4,4 @@
 #include "../core/mutex/futexlock.h"
 
 LS_BACKEND_FROM_CORE(futex, futexlock,
-	"3-state futex lock; spins LOCKSWAP_SPIN polls then parks; unfair (barging), no bypass bound");
+	"3-state futex lock; spins for a time budget learnt per lock while a CPU is free (LOCKSWAP_SPIN=N: N polls), then parks; unfair (barging), no bypass bound");

@@ -1,7 +1,9 @@
 /*
- * list.h - the one list of backends.  Each line names an ops table defined
- * in backends/<name>.c; table.c turns the list into ls_backends[].
- * Adding a backend = one file + one line here.
+ * list.h - the one list of mutex backends, in listing order.  Each line
+ * names an ops table defined in backends/<name>.c; table.c turns the list
+ * into ls_backends[].  A new backend also needs its core/ algorithm, its
+ * README row and its tests, and a row in tunables.def per setting it
+ * reads: docs/hacking.md lists every step.
  */
 LS_BACKEND(ls_backend_glibc)
 LS_BACKEND(ls_backend_futex)

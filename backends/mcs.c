@@ -4,4 +4,4 @@
 #include "../core/mutex/mcs.h"
 
 LS_BACKEND_FROM_CORE(mcs, mcs,
-	"FIFO MCS queue in one word; waiters spin LOCKSWAP_SPIN polls on their node then park; one wake per release");
+	"FIFO MCS queue in one word; waiters spin on their node for a time budget learnt per lock while a CPU is free (LOCKSWAP_SPIN=N: N polls), then park; one wake per release");

@@ -21,16 +21,24 @@
  * may be negative: already expired).
  *
  * The "glibc" entry has no operations: pass-through to glibc.
+ *
+ * The backends are listed in rwlock_list.h; each is defined in
+ * backends/rwlock_<name>.c from a core/rwlock algorithm.
  */
 #ifndef LS_BACKENDS_RWLOCK_H
 #define LS_BACKENDS_RWLOCK_H
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
 
 #define LS_RWLOCK_STATE_BYTES 24
+
+/* The kind, as the flags every verb takes: writer preference
+ * (PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP), else reader preference.
+ * The core/rwlock algorithms take the same bit (asserted where each
+ * backend is defined). */
+#define LS_RWLOCK_PREFER_WRITER 1u
 
 struct ls_rwlock_ops {
 	const char *name;
@@ -45,19 +53,46 @@ struct ls_rwlock_ops {
 	void (*unlock)(void *s, unsigned flags);
 };
 
-/* In listing order, NULL-terminated: glibc, futex, bravo. */
+/* In listing order (rwlock_list.h), NULL-terminated. */
 extern const struct ls_rwlock_ops *const ls_rwlock_backends[];
+
+/* LOCKSWAP_RWLOCK: its default, the first listed; its choices, the names
+ * in listing order separated by '|' (a constant expression, for the
+ * shim's option table). */
+#define LS_RWLOCK_DEFAULT "futex"
+extern const char ls_rwlock_names_barred[];
+#define LS_RWLOCK_CHOICES (ls_rwlock_names_barred + 1)
+
+/* Pass-through: the "glibc" entry. */
+extern const struct ls_rwlock_ops ls_rwlock_backend_glibc;
 
 static inline bool ls_rwlock_is_passthrough(const struct ls_rwlock_ops *b)
 {
 	return b->rdlock == NULL;
 }
 
-/* Target of LOCKSWAP_RWLOCK (the index among its choices, which are these
- * backends' names; the interposer selects by name). */
-extern _Atomic unsigned ls_rwlock_choice;
-
 /* The backend called `name`, or NULL. */
 const struct ls_rwlock_ops *ls_rwlock_backend_find(const char *name);
+
+/*
+ * LS_RWLOCK_ADAPTERS(algo) defines <algo>_rd, _tryrd, _timedrd, _wr,
+ * _timedwr and _unlock: one-line adapters from `void *` state to the verbs
+ * ls_<algo>_{rdlock,tryrdlock,timedrdlock,wrlock,timedwrlock,unlock} of a
+ * core/rwlock algorithm.  trywrlock, whose arguments differ between
+ * algorithms, is written by hand.
+ */
+#define LS_RWLOCK_ADAPTERS(algo)                                                           \
+	static int algo##_rd(void *s, unsigned f) { return ls_##algo##_rdlock(s, f); }      \
+	static int algo##_tryrd(void *s, unsigned f) { return ls_##algo##_tryrdlock(s, f); } \
+	static int algo##_timedrd(void *s, unsigned f, clockid_t c, const struct timespec *t) \
+	{                                                                                     \
+		return ls_##algo##_timedrdlock(s, f, c, t);                                   \
+	}                                                                                     \
+	static int algo##_wr(void *s, unsigned f) { return ls_##algo##_wrlock(s, f); }      \
+	static int algo##_timedwr(void *s, unsigned f, clockid_t c, const struct timespec *t) \
+	{                                                                                     \
+		return ls_##algo##_timedwrlock(s, f, c, t);                                   \
+	}                                                                                     \
+	static void algo##_unlock(void *s, unsigned f) { ls_##algo##_unlock(s, f); }
 
 #endif

@@ -4,4 +4,4 @@
 #include "../core/mutex/ticket.h"
 
 LS_BACKEND_FROM_CORE(ticket, ticket,
-	"FIFO ticket lock; spins LOCKSWAP_SPIN polls then parks by ticket on a waiting array (one wake per release)");
+	"FIFO ticket lock; spins for a time budget learnt per lock while a CPU is free (LOCKSWAP_SPIN=N: N polls), then parks by ticket on a waiting array (one wake per release)");

@@ -4,4 +4,4 @@
 #include "../core/mutex/tts.h"
 
 LS_BACKEND_FROM_CORE(tts, tts,
-	"test-and-test-and-set; spins LOCKSWAP_SPIN polls on a load then parks; unfair, no bypass bound");
+	"test-and-test-and-set; spins on a load for a time budget learnt per lock while a CPU is free (LOCKSWAP_SPIN=N: N polls), then parks; unfair, no bypass bound");

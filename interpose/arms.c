@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../backends/backend.h"
+#include "option_syntax.h"
 
 /* Options an arm can set, by index in the table (options.def has ~20). */
 #define LS_OPTIONS_MAX 64
@@ -115,7 +116,7 @@ static bool check_setting(const struct field *f, size_t keylen, bool *seen, char
 	}
 	memcpy(value, f->s + keylen + 1, vn);
 	value[vn] = 0;
-	return ls_option_check(o, value, why, len);
+	return ls_option_check_value(o, value, why, len);
 }
 
 /* The fields of one arm: a backend, settings, weight= and name=. */
@@ -287,19 +288,6 @@ unsigned ls_arms_pick(const struct ls_arm_list *l, const char *key)
 			return i;
 	}
 	return l->n - 1;
-}
-
-bool ls_arm_key_check(const char *v, char *why, size_t len)
-{
-	if (strcmp(v, "pid") == 0 || strcmp(v, "random") == 0)
-		return true;
-	bool good = (*v >= 'A' && *v <= 'Z') || (*v >= 'a' && *v <= 'z') || *v == '_';
-	for (const char *p = v; good && *p; p++)
-		good = name_char(*p) && *p != '.' && *p != '-';
-	if (good && strlen(v) < 128)
-		return true;
-	snprintf(why, len, "not pid, random or the name of an environment variable");
-	return false;
 }
 
 /* ---- the choice at start-up ---- */

@@ -60,9 +60,6 @@ uint64_t ls_arm_hash(const char *key);
  * cumulative weights. */
 unsigned ls_arms_pick(const struct ls_arm_list *l, const char *key);
 
-/* LOCKSWAP_ARM_KEY's syntax: pid, random, or a variable name. */
-bool ls_arm_key_check(const char *v, char *why, size_t len);
-
 /* The arm this process runs (valid after ls_arms_select succeeded). */
 struct ls_arm_choice {
 	unsigned index, count;

@@ -2,7 +2,7 @@
  * c11.c - the C11 <threads.h> mutex and condition functions.
  *
  * glibc's mtx_* / cnd_* call its internal __pthread_* functions directly
- * (shared/notes/glibc-facts.md 3), so without these a C11 program never
+ * (docs/glibc.md, section 3), so without these a C11 program never
  * reaches lockswap, and an object touched both as mtx_t and through
  * pthread_* would mix two implementations.  Here each is served by the
  * exported pthread function, so C11 objects get the same backend, kinds,

@@ -31,7 +31,7 @@
 typedef int (*setcanceltype_fn)(int type, int *old);
 
 /* glibc's own pthread_setcanceltype.  dlvsym allocates only when it fails
- * (shared/notes/glibc-facts.md), so this may run before the constructor
+ * (docs/glibc.md, section 2), so this may run before the constructor
  * and under a preloaded allocator.  A reference bound with .symver would
  * find our unversioned definition first, hence the RTLD_NEXT lookup. */
 static setcanceltype_fn real_setcanceltype(void)

@@ -28,7 +28,7 @@
 #include "export.h"
 #include "init.h"
 #include "option_hints.h"
-#include "options.h"
+#include "config.h"
 #include "version.h"
 
 struct out {

@@ -9,10 +9,10 @@
 #include "../core/runtime/thread.h"
 #include "arms.h"
 #include "cancel.h"
-#include "options.h"
+#include "config.h"
 #include "gate.h"
 #include "real.h"
-#include "rwlock.h"
+#include "rwlock_select.h"
 #include "version.h"
 
 const struct ls_lock_ops *_Atomic ls_active_backend;

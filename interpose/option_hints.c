@@ -1,10 +1,7 @@
 #include "option_hints.h"
 
-#include <signal.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "../stats/hooks.h"
 #include "options.h"
 
 /* Edit distance counting a swap of two neighbours as one edit ("optimal
@@ -56,26 +53,4 @@ const char *ls_option_closest(const char *name, size_t n)
 	/* A typo: at most 2 edits, and fewer than a third of the name, so that
 	 * "LOCKSWAP_X" is not "corrected" to an unrelated short name. */
 	return best && best_d <= 2 && best_d * 3 < n ? best : NULL;
-}
-
-bool ls_signal_option_check(const char *v, char *why, size_t len)
-{
-	if (!*v)
-		return true;
-	/* The statistics' own parser, plus the two signals it does not know
-	 * because they cannot be caught: named here to say so. */
-	const char *name = strncmp(v, "SIG", 3) == 0 ? v + 3 : v;
-	int sig = strcmp(name, "KILL") == 0 ? SIGKILL
-	        : strcmp(name, "STOP") == 0 ? SIGSTOP : ls_stats_parse_signal(v);
-	if (sig == SIGKILL || sig == SIGSTOP) {
-		snprintf(why, len, "signal %d (%s) cannot be caught, so it cannot trigger a dump; "
-		         "choose another, e.g. USR2", sig, sig == SIGKILL ? "KILL" : "STOP");
-		return false;
-	}
-	if (sig < 0) {
-		snprintf(why, len, "not a signal name or number (accepted: a name such as USR2 or "
-		         "SIGUSR2, or a number in 1..%d)", SIGRTMAX);
-		return false;
-	}
-	return true;
 }

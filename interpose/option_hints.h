@@ -1,7 +1,7 @@
 /*
  * option_hints.h - the checks and hints that make a bad LOCKSWAP_* value's
- * one line point at the fix: the known name closest to a misspelt one, and
- * the signal of LOCKSWAP_STATS_SIGNAL.  No malloc, no stdio (options.h).
+ * one line point at the fix: the known name closest to a misspelt one.
+ * No malloc, no stdio (options.h).
  */
 #ifndef LS_INTERPOSE_OPTION_HINTS_H
 #define LS_INTERPOSE_OPTION_HINTS_H
@@ -12,10 +12,5 @@
 /* The option name (without LOCKSWAP_) closest to name[0..n) by edit
  * distance, or NULL when none is close enough to be a typo of it. */
 const char *ls_option_closest(const char *name, size_t n);
-
-/* LOCKSWAP_STATS_SIGNAL: "" (none), a name with or without SIG, or a
- * number.  False with the reason in why for anything else, and for the
- * signals a program cannot catch (KILL, STOP). */
-bool ls_signal_option_check(const char *v, char *why, size_t len);
 
 #endif

@@ -1,11 +1,12 @@
 /*
  * options.h - the LOCKSWAP_* option table (options.def) and its parser.
  *
- * Options are read once, from the environment, by ls_options_load(), which
- * may run before the library's constructor (another library's start-up can
- * lock a mutex first): it uses getenv and stack buffers only, no malloc and
- * no stdio.  A bad value is reported by ls_options_load's return value; the
- * caller then runs the program on glibc's own locks.
+ * Options are read once, from the environment, by ls_options_load()
+ * (config.h), which may run before the library's constructor (another
+ * library's start-up can lock a mutex first): it uses getenv and stack
+ * buffers only, no malloc and no stdio.  A bad value is reported by
+ * ls_options_load's return value; the caller then runs the program on
+ * glibc's own locks.
  */
 #ifndef LS_INTERPOSE_OPTIONS_H
 #define LS_INTERPOSE_OPTIONS_H
@@ -14,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/runtime/spin.h"
+#include "option_syntax.h" /* LS_TEXT_MAX */
 
 /* LS_OPT_UINT may also accept one word, its CHOICES (LOCKSWAP_SPIN's
  * "adaptive"): the target then receives LS_OPT_UINT_WORD. */
@@ -44,23 +45,16 @@ extern const struct ls_option ls_options[];
 extern const size_t ls_options_count;
 
 #define LS_ERR_MAX 640
-#define LS_TEXT_MAX 256
 
-/* Check one value against option `name` (without prefix).  Returns true if
- * valid; otherwise writes "LOCKSWAP_X='v': reason (accepted: ...)". */
-bool ls_option_check(const struct ls_option *o, const char *value, char *err, size_t errlen);
+/* Check one value against option o, for every kind but a list of arms
+ * (LS_OPT_ARMS: arms.h parses it, and config.h's ls_option_check checks
+ * every kind).  Returns true if valid; otherwise writes
+ * "LOCKSWAP_X='v': reason (accepted: ...)". */
+bool ls_option_check_value(const struct ls_option *o, const char *value, char *err, size_t errlen);
 
 const struct ls_option *ls_option_find(const char *name);
 
-/* Read every option from the environment into its target.  Returns true if
- * all values were valid; otherwise err holds the first problem (one line)
- * and the targets keep their defaults.  Also rejects unknown LOCKSWAP_*
- * variables (a misspelt name must not silently do nothing). */
-bool ls_options_load(char *err, size_t errlen);
-
-/* The effective value of an option as text: the chosen arm's setting
- * (LOCKSWAP_ARMS), else the environment's, else the default (STATS's
- * default is summary while STATS_PROM is set). */
-const char *ls_option_value(const struct ls_option *o);
+/* The value an option's target receives for a valid value v. */
+unsigned long ls_option_number(const struct ls_option *o, const char *v);
 
 #endif

@@ -34,39 +34,14 @@
 #include "entry.h"
 #include "export.h"
 #include "init.h"
-#include "options.h"
-#include "rwlock.h"
+#include "rwlock_select.h"
 #include "rwlock_layout.h"
 #include "rwlock_real.h"
 
+/* Selected and opened by rwlock_select.c; defined here, where every call
+ * reads them (PC-relative, not through the GOT). */
 const struct ls_rwlock_ops *_Atomic ls_rwlock_active;
 const struct ls_rwlock_ops *_Atomic ls_rwlock_gate;
-
-
-void ls_rwlock_select(bool options_ok)
-{
-	const struct ls_rwlock_ops *b = ls_rwlock_backends[0]; /* glibc */
-	bool resolved = ls_rwlock_real_resolve();
-	if (options_ok && resolved) {
-		const struct ls_rwlock_ops *chosen =
-		        ls_rwlock_backend_find(ls_option_value(ls_option_find("RWLOCK")));
-		if (chosen) /* always: the option's choices are backend names */
-			b = chosen;
-	}
-	/* relaxed: published by ls_init's release store of the mutex backend,
-	 * which every entry point acquires through ls_active() first. */
-	atomic_store_explicit(&ls_rwlock_active, b, memory_order_relaxed);
-}
-
-void ls_rwlock_gate_open(void)
-{
-	/* release: pairs with the acquire in gate(); everything ls_init set
-	 * up (the backend, glibc's timed functions, thread records) is
-	 * visible to a call that finds the gate open. */
-	atomic_store_explicit(&ls_rwlock_gate,
-	                      atomic_load_explicit(&ls_rwlock_active, memory_order_relaxed),
-	                      memory_order_release);
-}
 
 static inline const struct ls_rwlock_ops *gate(void)
 {

@@ -16,7 +16,7 @@
  *                      2 PREFER_WRITER_NONRECURSIVE; written by glibc's init
  *                      or PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP
  *   52    4   spare    zero
- * (glibc 2.36 offsets, shared/notes/glibc-facts.md 1.1.)
+ * (glibc 2.36 offsets, docs/glibc.md section 1.)
  */
 #ifndef LS_INTERPOSE_RWLOCK_LAYOUT_H
 #define LS_INTERPOSE_RWLOCK_LAYOUT_H
@@ -27,7 +27,6 @@
 #include <stdint.h>
 
 #include "../backends/rwlock.h"
-#include "../core/rwlock/rwlock.h"
 
 struct ls_rw {
 	_Alignas(8) unsigned char lock[LS_RWLOCK_STATE_BYTES];
@@ -56,7 +55,7 @@ static inline unsigned ls_rw_flags(struct ls_rw *x)
 	/* relaxed: written once by init (or a static initializer), before the
 	 * object is shared. */
 	return atomic_load_explicit(&x->kind, memory_order_relaxed) == LS_RW_KIND_WRITER_NONRECURSIVE
-	               ? LS_RW_PREFER_WRITER
+	               ? LS_RWLOCK_PREFER_WRITER
 	               : 0;
 }
 

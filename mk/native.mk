@@ -1,7 +1,7 @@
 # mk/native.mk - liblockswap-native.a: the native API (include/lockswap.h)
-# and the core algorithms, without interpose/ or backends/, so linking it
+# (native/) and the core algorithms, without interpose/ or backends/, so linking it
 # never replaces the program's pthread functions.
-NATIVE_OBJS := $(wildcard core/*.c)
+NATIVE_OBJS := $(wildcard core/*/*.c native/*.c)
 NATIVE_OBJS := $(NATIVE_OBJS:%.c=$(B)/obj/%.o)
 
 liblockswap-native.a: $(NATIVE_OBJS)

@@ -3,7 +3,7 @@
  * critical sections one thread at a time, the consumer, runs in a batch,
  * publishing the results ("wakes") only after the batch has ended.
  *
- * Source: kprotty, "Batched Critical Sections" (shared/seeds/000): the
+ * Source: kprotty, "Batched Critical Sections" (blog post): the
  * first thread to submit to an empty queue becomes the consumer and handles
  * every node submitted until the queue is empty again; wakes are deferred
  * so that the critical sections run back to back on one thread instead of

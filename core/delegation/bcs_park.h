@@ -12,7 +12,7 @@
  *
  * Waiting: spin while the waiting policy allows (core/runtime/wait.h), then futex
  * park.  This is the "back off, then wait on the OS primitive"
- * future work of the snmalloc combining-lock text (shared/seeds/004).
+ * future work of "The Combining Lock" (snmalloc design document).
  *
  * Lifetime rule: the publisher's exchange is its last access to the node;
  * the owner may free the node (return from the stack frame that holds it)

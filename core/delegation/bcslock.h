@@ -3,7 +3,7 @@
  * Sections (core/delegation/bcs.h): the lock's own bookkeeping (who owns it, who waits)
  * is the data structure the BCS queue protects.
  *
- * Source: kprotty, "Batched Critical Sections" (shared/seeds/000): "submit
+ * Source: kprotty, "Batched Critical Sections" (blog post): "submit
  * a waiter to a wait-queue ... optionally made synchronous by waiting on
  * what's submitted (waking it when it's handled by the critical section)".
  *

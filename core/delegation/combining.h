@@ -2,7 +2,7 @@
  * combining.h - the combining lock: an MCS queue whose head runs the
  * queued critical sections of the threads behind it.
  *
- * Source: "The Combining Lock", snmalloc design document (shared/seeds/004),
+ * Source: "The Combining Lock", snmalloc design document,
  * itself flat combining (Hendler et al.) on an MCS queue (Mellor-Crummey
  * and Scott 1991), with the two items of its future work done: bounded
  * back-off, then futex waiting instead of pure spinning.

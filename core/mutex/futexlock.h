@@ -2,7 +2,7 @@
  * futexlock.h - the classic three-state futex mutex, with bounded spinning.
  *
  * Source: U. Drepper, "Futexes Are Tricky" (mutex 3), and the spin-then-park
- * advice of kprotty's "Building a small, fast Mutex" (shared/seeds/001).
+ * advice of kprotty's "Building a small, fast Mutex" (blog post).
  *
  * State word (all-zero = unlocked, so static initializers work):
  *   LS_FUTEX_UNLOCKED  0  free

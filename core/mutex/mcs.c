@@ -26,7 +26,13 @@ static void release_mcs(struct ls_mcs *l)
 /* Free, or unlocked with a queue left over from before a fork. */
 int ls_mcs_trylock_slow(struct ls_mcs *l)
 {
-	uint32_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	/* acquire, also on the CAS's failure reload: the tail's epoch is read
+	 * through this word.  It pairs with the release half of the tail swap
+	 * in ls_mcs_lock_slow, which publishes the node's epoch; with a
+	 * relaxed load a weakly ordered CPU could show us the node's epoch
+	 * from before the fork, and we would take the lock over a live queue
+	 * and wipe its tail. */
+	uint32_t w = atomic_load_explicit(&l->word, memory_order_acquire);
 	for (;;) {
 		if (w & LS_MCS_LOCKED)
 			return EBUSY;
@@ -35,9 +41,9 @@ int ls_mcs_trylock_slow(struct ls_mcs *l)
 			if (atomic_load_explicit(&t->epoch, memory_order_relaxed) == epoch_now())
 				return EBUSY; /* a live queue: its head goes first */
 		}
-		/* acquire: pairs with the release in unlock. */
+		/* acquire on success: pairs with the release in unlock. */
 		if (atomic_compare_exchange_weak_explicit(&l->word, &w, LS_MCS_LOCKED,
-		                                          memory_order_acquire, memory_order_relaxed))
+		                                          memory_order_acquire, memory_order_acquire))
 			return 0;
 	}
 }

@@ -65,7 +65,8 @@
  * before anything is read through them; the PARKED bit and the
  * tail-clearing CAS of a leaving node publish no data (a node is handed
  * back with ls_qnode_put's release); a node's epoch is written before the
- * release swap that publishes the node and read after the acquire swap.
+ * release swap that publishes the node and read after an acquire of the
+ * word that named it (the swap, or trylock's acquire load).
  */
 #ifndef LS_CORE_MCS_H
 #define LS_CORE_MCS_H

@@ -3,7 +3,7 @@
  * word, per-waiter park/unpark, oldest waiter woken first, optional
  * eventual fairness by direct handoff.
  *
- * Source: kprotty, "Building a small, fast Mutex" (shared/seeds/001): a
+ * Source: kprotty, "Building a small, fast Mutex" (blog post): a
  * Treiber stack of waiters packed with the locked bit into one word, with
  * the stack linked backwards into a FIFO as Windows' SRWLOCK does; the
  * queue-lock bit and the tail cached in the newest node follow Amanieu

@@ -4,7 +4,7 @@
  * Source: L. Rudolph and Z. Segall, "Dynamic decentralized cache schemes for
  * MIMD parallel processors" (ISCA 1984) for test-and-test-and-set; the
  * "spin on a load, not a CAS" and spin-then-park advice of kprotty's
- * "Building a small, fast Mutex" (shared/seeds/001).
+ * "Building a small, fast Mutex" (blog post).
  *
  * State word (32 bits, all-zero = unlocked, nobody parked):
  *   bit 0       LS_TTS_LOCKED   held

@@ -4,7 +4,7 @@
  * Queue-based locks and the condition variable link waiting threads
  * together.  Those links must not live on thread stacks or in static TLS:
  * after fork() glibc recycles every other thread's stack for the child's new
- * threads (shared/notes/glibc-facts.md section 5), and a waiter node there
+ * threads (docs/glibc.md, section 4), and a waiter node there
  * would be overwritten by foreign data.  So every thread gets one record,
  * carved out of mmap'ed slabs that are never unmapped ("type-stable"):
  *
@@ -48,7 +48,7 @@ struct ls_thread {
 	uint32_t id;               /* 1.., stable for the record's life */
 	_Atomic uint32_t state;    /* LS_THREAD_FREE / _ALIVE / _DEAD */
 	uint32_t incarnation;      /* times the record was handed out (see ls_thread_tag) */
-	/* Links for the condition variable's wait queue (interpose/cond.c). */
+	/* Links for the condition variable's wait queue (core/condvar/condvar.h). */
 	struct ls_thread *cv_next;
 	struct ls_thread *cv_prev;
 	struct ls_thread *cv_wake_next; /* broadcast baton chain */
@@ -59,8 +59,8 @@ struct ls_thread {
 	_Atomic(struct ls_thread *) q_next;
 	_Atomic(struct ls_thread *) q_prev;
 	_Atomic uintptr_t q_word[4];
-	/* Statistics (interpose/stats*): per-thread counters live elsewhere,
-	 * this only anchors them. */
+	/* The embedder's per-thread statistics (lockswap's: stats/thread.c)
+	 * live elsewhere; this only anchors them. */
 	void *stats;
 	struct ls_thread *free_next;    /* free list, guarded by the allocator */
 };

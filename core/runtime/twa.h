@@ -2,8 +2,8 @@
  * twa.h - a global waiting array for ticket-based waiting (TWA).
  *
  * Source: D. Dice and A. Kogan, "TWA - Ticket Locks Augmented with a Waiting
- * Array" (Euro-Par 2019), and the TWASemaphore of the Capacitors text
- * (shared/seeds/003): waiters that hold ticket t of object o park on the
+ * Array" (Euro-Par 2019), and the TWASemaphore of Dice et al., "Capacitors"
+ * (paper draft): waiters that hold ticket t of object o park on the
  * bucket hash(o, t) instead of on the object's one shared word, so granting
  * ticket g wakes only the bucket of g (plus the rare hash collision), not
  * every parked waiter.

@@ -2,7 +2,7 @@
  * capacitor.h - a capacitor: a FIFO semaphore of B credits that wraps any
  * inner lock and bounds how many later arrivals can overtake a thread.
  *
- * Source: D. Dice and A. Kogan, "Capacitors" (shared/seeds/003): arrive =
+ * Source: D. Dice and A. Kogan, "Capacitors" (paper draft): arrive =
  * take the semaphore, acquire the inner lock, critical section, release the
  * inner lock, depart.  Departures are tallied; the B-th departure of a
  * platoon re-opens the semaphore for the next B arrivals, in arrival order.
@@ -112,7 +112,7 @@
 enum { LS_CAP_SEM_TICKET = 0, LS_CAP_SEM_TWA = 1 };
 enum { LS_CAP_MODE_ALWAYS = 0, LS_CAP_MODE_CONTENDED = 1 };
 
-/* Option targets (interpose/options.def). */
+/* Option targets (backends/tunables.def). */
 extern _Atomic unsigned ls_capacitor_bypass; /* LOCKSWAP_BYPASS: B */
 extern _Atomic unsigned ls_capacitor_sem;    /* LOCKSWAP_CAPACITOR_SEM */
 extern _Atomic unsigned ls_capacitor_skip;   /* LOCKSWAP_CAPACITOR_SKIP, per mille */
@@ -149,7 +149,7 @@ int ls_capacitor_acquire(struct ls_capacitor *c, const struct ls_lockable *in, v
                          clockid_t clock, const struct timespec *abstime);
 int ls_capacitor_trylock(struct ls_capacitor *c, const struct ls_lockable *in, void *inner);
 
-/* B, in 1..LS_CAP_MAX_BYPASS: the option's range (interpose/options.def),
+/* B, in 1..LS_CAP_MAX_BYPASS: the option's range (backends/tunables.def),
  * which whoever else stores it (the unit tests) keeps to. */
 static inline unsigned ls_capacitor_b(void)
 {

@@ -6,7 +6,7 @@
  *
  * Build and measure (see docs/algorithms-locks.md, "Uncontended cost"):
  *   gcc -std=c11 -D_GNU_SOURCE -O2 -I. -o /tmp/uncontended_ops \
- *       docs/tools/uncontended_ops.c core/[a-z]*.c backends/[a-z]*.c -lpthread
+ *       docs/tools/uncontended_ops.c core/*/*.c backends/*.c -lpthread
  *   valgrind --tool=callgrind --toggle-collect=run_loop \
  *       --callgrind-out-file=/tmp/uncontended.cg /tmp/uncontended_ops mcs 100000
  *   grep ^summary /tmp/uncontended.cg      # Ir; divide by N

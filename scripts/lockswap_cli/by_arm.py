@@ -4,7 +4,7 @@ processes, grouped by arm (fleet.py), compared per measure
 stdout, and with --out PREFIX the .md, .csv, .json and .png files."""
 from . import fleet, fleet_compare, fleet_plot, fleet_sites, output
 from .errors import UsageError
-from .report import fmt_ns
+from .stats_file import fmt_ns
 
 ARM_HEADERS = ("arm", "processes", "with value", "median", "min", "max",
                "ratio", "95% CI", "verdict")

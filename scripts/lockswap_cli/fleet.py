@@ -17,7 +17,7 @@ import os
 
 from . import fleet_measures, fleet_sites, metrics
 from .errors import UsageError
-from .report import load, mutexes
+from .stats_file import load, mutexes
 
 APP_SUFFIX = ".app.json"
 

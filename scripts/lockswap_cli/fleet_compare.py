@@ -5,7 +5,7 @@ baseline's gets a 95% bootstrap interval (processes resampled) and a
 verdict, "better" or "worse" when the interval excludes 1.0."""
 from . import stats
 from .output import fmt_value
-from .report import fmt_ns
+from .stats_file import fmt_ns
 
 
 class Measure:

@@ -20,7 +20,7 @@ from one statistics file (docs/stats-schema.json) alone.
 A measure a process cannot give (no acquisitions, no timed waits) is None:
 that process is left out of that measure only.
 """
-from .report import mutexes
+from .stats_file import mutexes
 
 
 def contended_share(doc):

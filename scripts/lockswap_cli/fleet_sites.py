@@ -7,7 +7,7 @@ else its type and first-use site, symbolised (or object+offset), so that
 address-space randomisation does not split it.
 """
 from .fleet_measures import hist_quantile, merged_hist
-from .report import lock_label, mutexes
+from .stats_file import lock_label, mutexes
 
 COUNTS = ("acquisitions", "contended", "trylock_failures", "timeouts")
 

@@ -1,15 +1,17 @@
 """lockswap report: read the JSON that LOCKSWAP_STATS_FILE writes and show
 it - the top locks, call sites or threads, an A/B comparison of two
 profiles, flame-graph input, a plot of the wait-time histograms."""
-import json
 import os
 
 from .errors import ToolError, UsageError
 from .output import text_table
+from . import by_arm
 from . import plot as plots
 from . import pprof
-from . import symbolize
 from .measure import natural_int
+# Reading a statistics file is stats_file's; the names stay here too.
+from .stats_file import (SCHEMA, SCHEMA_VERSION, condvars, fmt_ns, frame_full_name,  # noqa: F401
+                         frame_text, load, lock_label, mutexes, site_text, timed)
 
 SUMMARY = "show or compare lock statistics files (LOCKSWAP_STATS_FILE)"
 DESCRIPTION = """\
@@ -28,10 +30,6 @@ LOCKSWAP_STATS_FILE=FILE.json (see docs/stats.md):
 Counts are exact; times are sampled (1 in `sample`) and totals scaled.
 Exit status: 0, 1 if an output file cannot be written, 2 for a bad file
 or flag."""
-
-SCHEMA = "lockswap-stats"
-SCHEMA_VERSION = 1
-
 
 def add_arguments(parser):
     parser.add_argument("files", nargs="+", metavar="FILE.json",
@@ -68,78 +66,6 @@ def add_arguments(parser):
                        help="also write PREFIX.md, PREFIX.csv, PREFIX.json and PREFIX.png")
     fleet.add_argument("--seed", type=natural_int, default=1, metavar="S",
                        help="seed of the bootstrap (default 1)")
-
-
-# ---- reading ----
-
-def load(path):
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise UsageError(f"cannot read {path}: {e.strerror}") from None
-    except ValueError as e:
-        raise UsageError(f"{path} is not JSON: {e}") from None
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        raise UsageError(f"{path} is not a lockswap statistics file (no \"schema\": \"{SCHEMA}\")")
-    if doc.get("schema_version") != SCHEMA_VERSION:
-        raise UsageError(f"{path} has schema_version {doc.get('schema_version')}; "
-                         f"this lockswap reads version {SCHEMA_VERSION}")
-    doc["_path"] = path
-    symbolize.annotate(doc)
-    doc["_stacks"] = {s["id"]: s["frames"] for s in doc.get("stacks", [])}
-    return doc
-
-
-def fmt_ns(ns):
-    if ns is None:
-        return "-"
-    for scale, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "\u00b5s")):
-        v = ns / scale
-        if v >= 1:
-            return f"{v:.2f} {unit}" if v < 10 else f"{v:.1f} {unit}" if v < 100 else f"{v:.0f} {unit}"
-    return f"{ns:.0f} ns"
-
-
-def frame_text(f, source=True):
-    """`ns::f(...) (file.cc:33)`, `ns::f(...)` without debug information,
-    `?? (libfoo.so+0x1234)` when the name is unknown (never a guess)."""
-    if f.get("symbol"):
-        name = symbolize.short_name(f["symbol"])
-        src = f.get("source")
-        return f"{name} ({os.path.basename(src)})" if source and src else name
-    if f.get("object"):
-        name = os.path.basename(f.get("_object") or f["object"])
-        return f"?? ({name}+{f['offset']})"
-    return f["addr"]
-
-
-def frame_full_name(f):
-    """A frame's whole name (parameters kept), else `?? (object+offset)`."""
-    if f.get("symbol"):
-        return f["symbol"]
-    return frame_text(f)
-
-
-def site_text(lock):
-    return frame_text(lock["site"])
-
-
-def lock_label(lock):
-    """How a lock is known across runs: its variable, else its first-use site."""
-    return lock["name"] or f"{lock['type']} at {site_text(lock)}"
-
-
-def timed(t, key):
-    return t[key] if t and t.get("samples") else None
-
-
-def mutexes(doc):
-    return [l for l in doc["locks"] if l["type"] == "mutex"]
-
-
-def condvars(doc):
-    return [l for l in doc["locks"] if l["type"] == "condvar"]
 
 
 def header(doc):
@@ -343,7 +269,6 @@ def main(args):
     if args.by_arm:
         if args.folded or args.pprof or args.plot or args.by != "lock":
             raise UsageError("--by-arm takes none of --by, --folded, --pprof, --plot (see --out)")
-        from . import by_arm  # here, not at the top: by_arm builds on this module
         return by_arm.main(args)
     used = [f"--{k.replace('_', '-')}" for k in FLEET_ONLY if getattr(args, k)]
     if used:

@@ -3,7 +3,9 @@
 #   - it starts with exactly the two commands (demo, tests);
 #   - its variables table lists every option of the library's table, with
 #     the library's default, and nothing the library does not know;
-#   - every backend family the library lists is in the backends table;
+#   - every backend the library lists (mutex and rwlock; a wrapper as
+#     NAME:INNER) has a row of its own in the README's backend tables
+#     (tests/docs/backend_rows.py);
 #   - every docs/ file the README links to exists;
 #   - the command blocks of the README and docs/cli.md marked runnable run,
 #     the transcripts print what they show, every lockswap flag they name
@@ -24,8 +26,6 @@ for o in d["options"]:
     if o["kind"] == "uint" and o.get("choices"):
         rng = "%s_or_%s" % (o["choices"], rng)
     print("option", o["name"], o["default"] or "(none)", rng)
-for b in d["backends"]:
-    print("backend", b["name"].split(":")[0])
 ')
 table=$(sed -n '/options-table:begin/,/options-table:end/p' "$readme")
 while read -r kind name def rng; do
@@ -44,10 +44,13 @@ done <<<"$desc"
 for name in $(echo "$table" | grep -oE '^\| `LOCKSWAP_[A-Z_]+`' | tr -d '|` '); do
 	echo "$desc" | grep -q "^option $name " || fail "README documents $name, which the library does not know"
 done
-for fam in $(echo "$desc" | awk '$1 == "backend" {print $2}' | sort -u); do
-	grep -qE "^\| \`$fam(:INNER)?\`" "$readme" || grep -qE "^\| .*\`$fam\`" "$readme" &&
-		ok "README lists backend $fam" || fail "README's backend table lacks $fam"
-done
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) ok "${line#ok - }" ;;
+	"FAIL - "*) fail "${line#FAIL - }" ;;
+	*) fail "backend_rows.py: $line" ;;
+	esac
+done < <(describe_json | /usr/bin/python3 "$ROOT/tests/docs/backend_rows.py" "$readme" 2>&1)
 for doc in $(grep -oE '\(docs/[^)]+\)' "$readme" | tr -d '()' | sort -u); do
 	[ -f "$ROOT/$doc" ] && ok "README link $doc exists" || fail "README links to missing $doc"
 done

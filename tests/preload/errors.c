@@ -1,6 +1,6 @@
 /*
  * errors.c - every error code the issue lists, with the values glibc 2.36
- * gives (shared/notes/glibc-facts.md 6).  Run under the "glibc" backend the
+ * gives (docs/glibc.md, section 5).  Run under the "glibc" backend the
  * same program checks that these expectations really are glibc's.
  */
 #define _GNU_SOURCE

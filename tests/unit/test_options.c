@@ -1,6 +1,7 @@
-/* test_options.c - the option table's parser (interpose/options.c, and the
- * arms it reads first, interpose/arms.c; included here because unit tests
- * link core/ and backends/ only). */
+/* test_options.c - the option table's parser (interpose/options.c), the
+ * arms read first (interpose/arms.c) and the effective configuration
+ * (interpose/config.c); included here because unit tests link core/ and
+ * backends/ only. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,8 +11,10 @@
 
 #include <cmocka.h>
 
+#include "../../interpose/option_syntax.c"
 #include "../../interpose/options.c"
 #include "../../interpose/arms.c"
+#include "../../interpose/config.c"
 #include "../../interpose/option_hints.c"
 #include "../../stats/signal_name.c"
 
@@ -133,6 +136,28 @@ static void every_option_default_is_valid(void **state)
 	}
 }
 
+/* The algorithms' settings (backends/tunables.def) start, before any
+ * start-up, at the value their default text means: the core/ modules run
+ * with them as they are when no shim sets them (the native API, the unit
+ * tests). */
+static void tunables_start_at_their_defaults(void **state)
+{
+	static const struct { const char *name; _Atomic unsigned *target; } tunables[] = {
+#define LS_TUNABLE(NAME, KIND, DEF, MIN, MAX, CHOICES, TARGET, HELP) { #NAME, TARGET },
+#include "../../backends/tunables.def"
+#undef LS_TUNABLE
+	};
+	for (size_t i = 0; i < sizeof tunables / sizeof tunables[0]; i++) {
+		const struct ls_option *o = ls_option_find(tunables[i].name);
+		assert_non_null(o);
+		unsigned want = (unsigned)ls_option_number(o, o->def);
+		unsigned got = atomic_load(tunables[i].target);
+		if (got != want)
+			fail_msg("LOCKSWAP_%s: the target starts at %u, the default '%s' means %u",
+			         o->name, got, o->def, want);
+	}
+}
+
 /* The chosen arm's settings are the options' values, over the environment. */
 static void arm_settings_win(void **state)
 {
@@ -223,6 +248,8 @@ static void arm_lists_never_crash(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		/* First: the targets as no load has touched them. */
+		cmocka_unit_test(tunables_start_at_their_defaults),
 		cmocka_unit_test(uint_values),
 		cmocka_unit_test(bool_values),
 		cmocka_unit_test(backend_values),

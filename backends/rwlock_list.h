@@ -1,0 +1,10 @@
+/*
+ * rwlock_list.h - the one list of rwlock backends, in listing order; the
+ * first is LOCKSWAP_RWLOCK's default.  Each line names an ops table
+ * ls_rwlock_backend_<name> defined in backends/rwlock_<name>.c (glibc's in
+ * rwlock.c); rwlock.c turns the list into ls_rwlock_backends[] and into
+ * LOCKSWAP_RWLOCK's choices.
+ */
+LS_RWLOCK_BACKEND(futex)
+LS_RWLOCK_BACKEND(bravo)
+LS_RWLOCK_BACKEND(glibc)

@@ -1,0 +1,34 @@
+#include "rwlock_select.h"
+
+#include "config.h"
+#include "rwlock_real.h"
+
+/* ls_rwlock_active and ls_rwlock_gate are defined in rwlock.c, beside the
+ * entry points that read them on every call: defined in the same file they
+ * are reached PC-relative, declared extern they would cost a GOT load per
+ * call (-fPIC). */
+
+void ls_rwlock_select(bool options_ok)
+{
+	const struct ls_rwlock_ops *b = &ls_rwlock_backend_glibc;
+	bool resolved = ls_rwlock_real_resolve();
+	if (options_ok && resolved) {
+		const struct ls_rwlock_ops *chosen =
+		        ls_rwlock_backend_find(ls_option_value(ls_option_find("RWLOCK")));
+		if (chosen) /* always: the option's choices are the backends' names */
+			b = chosen;
+	}
+	/* relaxed: published by ls_init's release store of the mutex backend,
+	 * which every entry point acquires through ls_active() first. */
+	atomic_store_explicit(&ls_rwlock_active, b, memory_order_relaxed);
+}
+
+void ls_rwlock_gate_open(void)
+{
+	/* release: pairs with the acquire in gate(); everything ls_init set
+	 * up (the backend, glibc's timed functions, thread records) is
+	 * visible to a call that finds the gate open. */
+	atomic_store_explicit(&ls_rwlock_gate,
+	                      atomic_load_explicit(&ls_rwlock_active, memory_order_relaxed),
+	                      memory_order_release);
+}

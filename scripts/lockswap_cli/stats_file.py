@@ -1,0 +1,82 @@
+"""Reading a statistics file (the JSON that LOCKSWAP_STATS_FILE writes,
+docs/stats-schema.json) and naming what is in it: what `lockswap report`
+and the fleet reports (by_arm, fleet*) build on, apart from both so that
+neither imports the other's module."""
+import json
+import os
+
+from .errors import UsageError
+from . import symbolize
+
+SCHEMA = "lockswap-stats"
+SCHEMA_VERSION = 1
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror}") from None
+    except ValueError as e:
+        raise UsageError(f"{path} is not JSON: {e}") from None
+    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
+        raise UsageError(f"{path} is not a lockswap statistics file (no \"schema\": \"{SCHEMA}\")")
+    if doc.get("schema_version") != SCHEMA_VERSION:
+        raise UsageError(f"{path} has schema_version {doc.get('schema_version')}; "
+                         f"this lockswap reads version {SCHEMA_VERSION}")
+    doc["_path"] = path
+    symbolize.annotate(doc)
+    doc["_stacks"] = {s["id"]: s["frames"] for s in doc.get("stacks", [])}
+    return doc
+
+
+def fmt_ns(ns):
+    if ns is None:
+        return "-"
+    for scale, unit in ((1e9, "s"), (1e6, "ms"), (1e3, "\u00b5s")):
+        v = ns / scale
+        if v >= 1:
+            return f"{v:.2f} {unit}" if v < 10 else f"{v:.1f} {unit}" if v < 100 else f"{v:.0f} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def frame_text(f, source=True):
+    """`ns::f(...) (file.cc:33)`, `ns::f(...)` without debug information,
+    `?? (libfoo.so+0x1234)` when the name is unknown (never a guess)."""
+    if f.get("symbol"):
+        name = symbolize.short_name(f["symbol"])
+        src = f.get("source")
+        return f"{name} ({os.path.basename(src)})" if source and src else name
+    if f.get("object"):
+        name = os.path.basename(f.get("_object") or f["object"])
+        return f"?? ({name}+{f['offset']})"
+    return f["addr"]
+
+
+def frame_full_name(f):
+    """A frame's whole name (parameters kept), else `?? (object+offset)`."""
+    if f.get("symbol"):
+        return f["symbol"]
+    return frame_text(f)
+
+
+def site_text(lock):
+    return frame_text(lock["site"])
+
+
+def lock_label(lock):
+    """How a lock is known across runs: its variable, else its first-use site."""
+    return lock["name"] or f"{lock['type']} at {site_text(lock)}"
+
+
+def timed(t, key):
+    return t[key] if t and t.get("samples") else None
+
+
+def mutexes(doc):
+    return [l for l in doc["locks"] if l["type"] == "mutex"]
+
+
+def condvars(doc):
+    return [l for l in doc["locks"] if l["type"] == "condvar"]
