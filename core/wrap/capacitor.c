@@ -226,9 +226,9 @@ static uint32_t departures_ahead(uint64_t w, uint16_t t, unsigned b)
  * moved for LS_SPIN_QUEUE_MIN_NS (above the cost of a hand-over to a
  * parked thread: a member it waits for was preempted, most likely by
  * another process; it parks and the platoon change wakes it), and at the
- * deadline, if any (the clock is read every 8 polls, 128 pauses or more).  Admission is
- * decided by the word alone, so the B-1 bound does not depend on who
- * spins.
+ * deadline, if any (the clock is read every 8 polls, 128 pauses or more).
+ * Admission is decided by the word alone, so the B-1 bound does not
+ * depend on who spins.
  */
 #define LS_CAP_POLL_PAUSES 16u
 #define LS_CAP_POLL_AHEAD 8u
@@ -248,9 +248,11 @@ static bool spin_own_cpu(struct ls_capacitor *c, uint16_t t, unsigned b, clockid
 			return true;
 		if (inside(w) > n)
 			return false;
+		/* At least one departure (a credit departure can leave depart
+		 * at b or past it until the platoon opens), at most the cap. */
 		uint32_t ahead = departures_ahead(w, t, b);
-		if (ahead > LS_CAP_POLL_AHEAD)
-			ahead = LS_CAP_POLL_AHEAD;
+		if (ahead - 1 >= LS_CAP_POLL_AHEAD)
+			ahead = ahead ? LS_CAP_POLL_AHEAD : 1;
 		for (uint32_t i = 0; i < ahead * LS_CAP_POLL_PAUSES; i++)
 			ls_cpu_relax();
 		/* relaxed: admission orders no data (the inner lock does). */
