@@ -169,15 +169,6 @@ static bool spin_admitted(struct ls_capacitor *c, uint16_t t, unsigned b)
 	                            atomic_load_explicit(low_half(c), memory_order_relaxed));
 }
 
-/* The CPUs the process may run on, from the waiting policy's spinner
- * bound (core/runtime/wait.h: CPUs - 2, or CPUs - 1 with 2 CPUs or fewer).  The
- * inversion reads 3 CPUs as 2: the safe side. */
-static uint32_t cpus(void)
-{
-	unsigned n = ls_wait_spin_bound();
-	return n <= 1 ? n + 1 : n + 2;
-}
-
 /* Threads inside the capacitor: tickets handed out since base, less the
  * departures of the current platoon (holders, admitted members on their
  * way to the inner lock, and waiters). */
@@ -239,7 +230,7 @@ static bool spin_own_cpu(struct ls_capacitor *c, uint16_t t, unsigned b, clockid
 	uint64_t deadline = abstime ? (uint64_t)abstime->tv_sec * 1000000000u +
 	                                      (uint64_t)abstime->tv_nsec
 	                            : UINT64_MAX;
-	uint32_t n = cpus();
+	uint32_t n = ls_wait_cpus();
 	uint64_t w = atomic_load_explicit(&c->word, memory_order_relaxed);
 	uint32_t mark = (uint32_t)w; /* base and depart: move at every departure */
 	uint64_t step = 0;
