@@ -19,7 +19,7 @@ static unsigned measure_cpus(void)
 	return n ? n : 1;
 }
 
-unsigned ls_wait_spin_bound(void)
+unsigned ls_wait_cpus(void)
 {
 	/* relaxed: a stale or racing measurement gives the same number. */
 	unsigned n = atomic_load_explicit(&cpus, memory_order_relaxed);
@@ -27,6 +27,12 @@ unsigned ls_wait_spin_bound(void)
 		n = measure_cpus();
 		atomic_store_explicit(&cpus, n, memory_order_relaxed);
 	}
+	return n;
+}
+
+unsigned ls_wait_spin_bound(void)
+{
+	unsigned n = ls_wait_cpus();
 	/* One CPU stays for the lock holder and one for a parked thread that
 	 * is handed the lock: a FIFO hand-over to a thread that cannot run
 	 * stalls every spinner behind it.  With 2 CPUs, one spinner. */

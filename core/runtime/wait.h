@@ -230,6 +230,7 @@ extern _Atomic(const struct ls_wait_cancel_hooks *) ls_wait_cancel_hooks;
 
 unsigned ls_wait_spinners(void);   /* threads spinning now */
 unsigned ls_wait_spin_bound(void); /* the most that may spin at once */
+unsigned ls_wait_cpus(void);        /* the CPUs the process may run on */
 
 /* Whether a thread woken ahead of its turn could spin now: wake-ahead is
  * skipped when it could not (it would only cost the woken thread a

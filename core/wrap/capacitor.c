@@ -169,12 +169,112 @@ static bool spin_admitted(struct ls_capacitor *c, uint16_t t, unsigned b)
 	                            atomic_load_explicit(low_half(c), memory_order_relaxed));
 }
 
+/* Threads inside the capacitor: tickets handed out since base, less the
+ * departures of the current platoon (holders, admitted members on their
+ * way to the inner lock, and waiters). */
+static uint32_t inside(uint64_t w)
+{
+	int32_t n = (int32_t)(uint16_t)(ls_capacitor_ticket_of(w) - ls_capacitor_base_of(w)) -
+	            (int32_t)ls_capacitor_depart_of(w);
+	return n > 0 ? (uint32_t)n : 0;
+}
+
+/* Departures still needed before ticket t is admitted (t not admitted:
+ * t - base >= b): the rest of the current platoon, then b per platoon
+ * between it and t's. */
+static uint32_t departures_ahead(uint64_t w, uint16_t t, unsigned b)
+{
+	uint32_t d = (uint16_t)(t - ls_capacitor_base_of(w));
+	uint32_t left = b - ls_capacitor_depart_of(w);
+	return left + b * ((d - b) / b);
+}
+
+/*
+ * The case the Capacitors paper measures: no more threads inside than
+ * CPUs.  Each waiter has a CPU of its own then, so parking saves nobody
+ * anything and costs the platoon hand-over a wake-up (~7 us on a 2-CPU VM,
+ * against ~40 ns per short critical section).  So while every thread
+ * inside has a CPU, a waiter spins until admitted without taking a place
+ * in the policy's shared spinner count: with 2 CPUs that count admits one
+ * spinner, which the member of the admitted platoon spinning on the inner
+ * lock usually holds at the instant the next platoon's member arrives, so
+ * the latter parked between nearly every pair of platoons (measured:
+ * ~1 park per 50 acquisitions of capacitor:tts at 2 threads).
+ *
+ * Polls back off in proportion to the departures still ahead
+ * (LS_CAP_POLL_PAUSES pauses each, at most LS_CAP_POLL_AHEAD counted): the
+ * word shares its cache line with the inner lock, and each read of it
+ * after a holder's write takes the line from the holder, whose next
+ * ticket, inner-lock and departure writes then each wait for it (with one
+ * pause per poll, capacitor:tts ran at ~0.77x tts at 2 threads, ~0.95x
+ * with 16).  The wait this adds to an admission is short (a few hundred
+ * ns) and seldom on the critical path: while threads <= CPUs, the members
+ * already admitted keep the inner lock busy.
+ *
+ * Bounds: it stops when more threads are inside than CPUs (the policy's
+ * counted spin, then parking, take over: oversubscribed, a spinner would
+ * take the CPU of a thread that can make progress), when the word has not
+ * moved for LS_SPIN_QUEUE_MIN_NS (above the cost of a hand-over to a
+ * parked thread: a member it waits for was preempted, most likely by
+ * another process; it parks and the platoon change wakes it), and at the
+ * deadline, if any (the clock is read every 8 polls, 128 pauses or more).
+ * Admission is decided by the word alone, so the B-1 bound does not
+ * depend on who spins.
+ */
+#define LS_CAP_POLL_PAUSES 16u
+#define LS_CAP_POLL_AHEAD 8u
+
+static bool spin_own_cpu(struct ls_capacitor *c, uint16_t t, unsigned b, clockid_t clock,
+                         const struct timespec *abstime)
+{
+	uint64_t deadline = abstime ? (uint64_t)abstime->tv_sec * 1000000000u +
+	                                      (uint64_t)abstime->tv_nsec
+	                            : UINT64_MAX;
+	uint32_t n = ls_wait_cpus();
+	uint64_t w = atomic_load_explicit(&c->word, memory_order_relaxed);
+	uint32_t mark = (uint32_t)w; /* base and depart: move at every departure */
+	uint64_t step = 0;
+	for (uint32_t polls = 1;; polls++) {
+		if (ls_capacitor_admitted(w, t, b))
+			return true;
+		if (inside(w) > n)
+			return false;
+		/* At least one departure (a credit departure can leave depart
+		 * at b or past it until the platoon opens), at most the cap. */
+		uint32_t ahead = departures_ahead(w, t, b);
+		if (ahead - 1 >= LS_CAP_POLL_AHEAD)
+			ahead = ahead ? LS_CAP_POLL_AHEAD : 1;
+		for (uint32_t i = 0; i < ahead * LS_CAP_POLL_PAUSES; i++)
+			ls_cpu_relax();
+		/* relaxed: admission orders no data (the inner lock does). */
+		w = atomic_load_explicit(&c->word, memory_order_relaxed);
+		if (polls & 7)
+			continue;
+		if (abstime && ls_now_ns(clock) >= deadline)
+			return false;
+		uint64_t now = ls_now_ns(CLOCK_MONOTONIC);
+		if ((uint32_t)w != mark || !step) {
+			mark = (uint32_t)w;
+			step = now;
+		} else if (now - step > LS_SPIN_QUEUE_MIN_NS) {
+			return false;
+		}
+	}
+}
+
+/* Awake until admitted, if either spin allows it. */
+static bool spin(struct ls_capacitor *c, uint16_t t, unsigned b, clockid_t clock,
+                 const struct timespec *abstime)
+{
+	return spin_own_cpu(c, t, b, clock, abstime) || spin_admitted(c, t, b);
+}
+
 int ls_capacitor_take_slow(struct ls_capacitor *c, uint16_t t, unsigned b, clockid_t clock,
                            const struct timespec *abstime)
 {
 	bool expired = abstime && ls_timespec_negative(abstime);
 	unsigned sem = atomic_load_explicit(&ls_capacitor_sem, memory_order_relaxed);
-	if (!expired && spin_admitted(c, t, b))
+	if (!expired && spin(c, t, b, clock, abstime))
 		return 0;
 	if (sem == LS_CAP_SEM_TICKET) {
 		for (;;) {
@@ -188,7 +288,7 @@ int ls_capacitor_take_slow(struct ls_capacitor *c, uint16_t t, unsigned b, clock
 			 * and sees our WAITERS, so the wait cannot miss it. */
 			if (ls_park(low_half(c), (uint32_t)w, clock, abstime) == ETIMEDOUT)
 				expired = true;
-			else if (spin_admitted(c, t, b))
+			else if (spin(c, t, b, clock, abstime))
 				return 0;
 		}
 	}
@@ -208,7 +308,7 @@ int ls_capacitor_take_slow(struct ls_capacitor *c, uint16_t t, unsigned b, clock
 			expired = true;
 		ls_twa_leave(bk);
 		/* Woken: admitted, or woken ahead into the spin window. */
-		if (!expired && spin_admitted(c, t, b))
+		if (!expired && spin(c, t, b, clock, abstime))
 			return 0;
 	}
 }

@@ -43,6 +43,10 @@
  *           the tickets that enter the spin window, so the next platoon
  *           is usually running when it is admitted: the platoon hand-over
  *           seldom waits for the scheduler.
+ *   Either way, while no more threads are inside than CPUs (the paper's
+ *   case), waiters spin until admitted outside the policy's spinner count,
+ *   with polls backed off per departure ahead (core/wrap/capacitor.c,
+ *   spin_own_cpu); they park only when the platoons stop moving.
  * Modes:
  *   always     every lock goes through the semaphore (the bound holds)
  *   contended  try the inner lock first; only a thread that finds it held

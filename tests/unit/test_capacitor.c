@@ -7,6 +7,7 @@
  */
 #include "lock_checks.h"
 
+#include "../../core/runtime/twa.h"
 #include "../../core/wrap/capacitor.h"
 
 static uint64_t word_of(void *s)
@@ -40,6 +41,7 @@ static int restore(void **state)
 {
 	use("capacitor", LS_CAP_SEM_TWA, 4);
 	atomic_store(&ls_capacitor_trace, NULL);
+	ls_wait_set_cpus(0); /* measure again */
 	return 0;
 }
 
@@ -155,13 +157,17 @@ static void test_bypass_controlled(void **state)
 }
 
 /* -- bounded bypass under stress: the trace hook gives each arrival its
- * ticket; the critical section logs tickets in acquisition order. */
+ * ticket; the critical section logs tickets in acquisition order, and
+ * checks that its ticket is admitted (t < base + B) while it holds the
+ * lock: the semaphore's own invariant, which fails at the first thread
+ * let in early, whatever order the inner lock then picks. */
 
 #define STRESS_THREADS 6
 #define STRESS_ITERS 3000
 static __thread uint32_t my_ticket;
 static uint32_t log_[STRESS_THREADS * STRESS_ITERS];
-static int nlog;
+static int nlog, unadmitted; /* plain: only critical sections touch them */
+static unsigned stress_b;
 
 static void on_arrive(const void *cap, uint32_t ticket)
 {
@@ -175,6 +181,7 @@ static void *stress_worker(void *arg)
 	for (int i = 0; i < STRESS_ITERS; i++) {
 		assert_int_equal(ops->lock(st), 0);
 		log_[nlog++] = my_ticket;
+		unadmitted += !ls_capacitor_admitted(word_of(st), (uint16_t)my_ticket, stress_b);
 		ops->unlock(st);
 	}
 	return NULL;
@@ -204,7 +211,8 @@ static void stress(unsigned sem, const char *name, unsigned b)
 	pthread_t t[STRESS_THREADS];
 	use(name, sem, b);
 	reset();
-	nlog = 0;
+	nlog = unadmitted = 0;
+	stress_b = b;
 	atomic_store(&go, 0);
 	atomic_store(&ls_capacitor_trace, on_arrive);
 	for (long i = 0; i < STRESS_THREADS; i++)
@@ -214,6 +222,7 @@ static void stress(unsigned sem, const char *name, unsigned b)
 		join(t[i]);
 	atomic_store(&ls_capacitor_trace, NULL);
 	assert_int_equal(nlog, STRESS_THREADS * STRESS_ITERS);
+	assert_int_equal(unadmitted, 0);
 	int w = stress_max_overtakes();
 	assert_true(w <= (int)b - 1);
 	assert_false(ops->is_locked(st));
@@ -224,6 +233,55 @@ static void test_bypass_stress(void **state)
 	stress(LS_CAP_SEM_TWA, "capacitor:tts", 3);
 	stress(LS_CAP_SEM_TICKET, "capacitor:tts", 3);
 	stress(LS_CAP_SEM_TWA, "capacitor:futex", 2);
+}
+
+/* -- no more threads inside than CPUs: waiters spin outside the waiting
+ * policy's spinner count (core/wrap/capacitor.c, spin_own_cpu).  Pretending to
+ * have 64 CPUs puts every waiter of these runs in that case; the B-1 bound
+ * must hold there too (admission is decided by the word alone). */
+static void test_bypass_own_cpu(void **state)
+{
+	ls_wait_set_cpus(64);
+	controlled(LS_CAP_SEM_TWA, "capacitor:tts");
+	stress(LS_CAP_SEM_TWA, "capacitor:tts", 3);
+	stress(LS_CAP_SEM_TICKET, "capacitor:futex", 2);
+	stress(LS_CAP_SEM_TWA, "capacitor:mcs", 4);
+}
+
+/* -- the spin of a waiter with a CPU of its own is bounded: while its
+ * platoon does not move (the holder holds on), it parks, and the platoon
+ * change wakes it.  B = 1: ticket 1 waits for the holder's departure. */
+static void *lock_unlock(void *arg)
+{
+	assert_int_equal(ops->lock(st), 0);
+	ops->unlock(st);
+	return NULL;
+}
+
+static bool parked(unsigned sem)
+{
+	if (sem == LS_CAP_SEM_TICKET)
+		return (word_of(st) & LS_CAP_WAITERS) != 0;
+	return atomic_load(&ls_twa_bucket(st, 1)->parked) != 0;
+}
+
+static void test_stuck_waiter_parks(void **state)
+{
+	ls_wait_set_cpus(64);
+	for (unsigned sem = 0; sem < 2; sem++) {
+		use("capacitor:tts", sem, 1);
+		reset();
+		assert_int_equal(ops->lock(st), 0);
+		pthread_t t = spawn_queued(lock_unlock, 0); /* has ticket 1 */
+		for (int i = 0; i < 100000 && !parked(sem); i++)
+			usleep(100); /* 10 s at most: a spin without end fails */
+		assert_true(parked(sem));
+		ops->unlock(st);
+		join(t);
+		assert_int_equal(tickets(st), 2);
+		assert_int_equal(base(st), 2);
+		assert_false(ops->is_locked(st));
+	}
 }
 
 /* -- trylock: admitted by the semaphore, inner lock busy: the credit is
@@ -291,6 +349,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_mutex_modes, restore),
 		cmocka_unit_test_teardown(test_bypass_controlled, restore),
 		cmocka_unit_test_teardown(test_bypass_stress, restore),
+		cmocka_unit_test_teardown(test_bypass_own_cpu, restore),
+		cmocka_unit_test_teardown(test_stuck_waiter_parks, restore),
 		cmocka_unit_test_teardown(test_trylock_gives_back, restore),
 		cmocka_unit_test_teardown(test_timeout_in_semaphore, restore),
 		cmocka_unit_test_teardown(test_fifo_mcs, restore),
