@@ -31,7 +31,7 @@
  */
 #include "counting.h"
 
-#include "../backends/futex_inline.h"
+#include "../backends/inline_verbs.h"
 #include "../stats/hooks.h"
 #include "entry.h"
 #include "mutex_counted.h"
@@ -108,18 +108,21 @@ static void any_unlock_atomic(void *s) { atomic_ops->unlock(s); }
 static void any_unlock_single(void *s) { single_ops->unlock(s); }
 COUNTING_TABLES(any, any_try_atomic, any_try_single, any_unlock_atomic, any_unlock_single);
 
-/* futex, the default backend: its verbs inline (backends/futex_inline.h). */
-COUNTING_TABLES(futex, ls_futex_inline_try, ls_futex_inline_try_single, ls_futex_inline_unlock,
-                ls_futex_inline_unlock_single);
+/* The backends whose verbs inline (backends/inline_verbs.h): a table each. */
+#define INLINE_TABLES(id, table, try_atomic, try_single, unlock_atomic, unlock_single)        \
+	COUNTING_TABLES(id, try_atomic, try_single, unlock_atomic, unlock_single);
+LS_INLINE_BACKENDS(INLINE_TABLES)
 
 const struct ls_lock_ops *ls_counting_table(const struct ls_lock_ops *b)
 {
 	if (ls_backend_is_passthrough(b))
 		return NULL;
-	if (b == &ls_backend_futex) {
-		futex_atomic_table.single = b->single ? &futex_single_table : NULL;
-		return &futex_atomic_table;
+#define PICK_INLINE(id, table, ...)                                                         \
+	if (b == &table) {                                                                  \
+		id##_atomic_table.single = b->single ? &id##_single_table : NULL;           \
+		return &id##_atomic_table;                                                  \
 	}
+	LS_INLINE_BACKENDS(PICK_INLINE)
 	atomic_ops = b;
 	single_ops = b->single;
 	any_atomic_table.single = b->single ? &any_single_table : NULL;
