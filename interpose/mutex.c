@@ -9,7 +9,7 @@
  * recursive/errorcheck mutexes, pass-through to glibc for robust, PI, PP,
  * process-shared and destroyed objects (and for every object under the
  * "glibc" backend).  Error codes follow glibc 2.36 as measured
- * (shared/notes/glibc-facts.md 6, re-checked by tests/preload/errors.c).
+ * (docs/glibc.md section 5, re-checked by tests/preload/errors.c).
  */
 #include <errno.h>
 #include <limits.h>

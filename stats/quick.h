@@ -38,7 +38,7 @@
 #include <stdint.h>
 
 #define LS_STATS_MAX_SLOTS (1u << 18)
-#define LS_STATS_QUICK_RWLOCK 3 /* = LS_REC_RWLOCK (hooks.h): an rwlock row's key bits */ /* lock and condvar records */
+#define LS_STATS_QUICK_RWLOCK 3 /* = LS_REC_RWLOCK (hooks.h): an rwlock row's key bits */
 
 /* Counters of one (thread, object) pair.  Mutex / condvar meaning. */
 enum { LS_C_ACQ = 0, LS_C_TRYFAIL = 1, LS_C_CONTENDED = 2, LS_C_HANDOFF = 3 };
