@@ -9,6 +9,9 @@ one way:
     core/*        includes only core/
     backends/     includes neither interpose/ nor stats/
     core/, backends/  never include interpose/
+    interpose/    reaches core/ only for the runtime and the condvar it
+                  serves (core/runtime/, core/condvar/): mutex and rwlock
+                  algorithms come to the shim through backends/' tables
 Python: the modules of scripts/lockswap_cli must import each other without
 a circle (every `from . import x` and `from .x import y`, at any depth of
 the file, deferred imports included).
@@ -66,6 +69,9 @@ def layer_rule(src, dst):
         return "core/ includes only core/"
     if src.startswith("backends/") and dst.startswith(("interpose/", "stats/")):
         return "backends/ includes neither interpose/ nor stats/"
+    if (src.startswith("interpose/") and dst.startswith("core/")
+            and not dst.startswith(("core/runtime/", "core/condvar/"))):
+        return "interpose/ reaches algorithms only through backends/"
     return None
 
 
@@ -172,6 +178,9 @@ def self_test():
          {"core/mutex/lock.c": '#include "../../backends/lock.h"\n'}, "core/ includes only core/"),
         ("backends/ includes interpose/",
          {"backends/lock.c": '#include "../interpose/b.h"\n'}, "backends/ includes neither"),
+        ("interpose/ includes a mutex algorithm",
+         {"interpose/a.c": '#include "../core/mutex/lock.h"\n'},
+         "interpose/ reaches algorithms only through backends/"),
         ("a deferred Python import closes a circle",
          {"scripts/lockswap_cli/y.py": "def f():\n    from .x import g\n"},
          "circle of lockswap_cli modules"),
