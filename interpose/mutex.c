@@ -373,6 +373,17 @@ static __attribute__((noinline)) bool observed_locked_slow(pthread_mutex_t *m,
 	return ls_stats_locked(&o, site);
 }
 
+/* The first try got a plain mutex: one hook counts it, or, where the
+ * quick hook declines, the whole object; returns whether the next lock's
+ * hold sample is due.  `slot` is the mutex's slot word, NULL for a kind
+ * that has none. */
+static INLINE bool observed_first_try(pthread_mutex_t *m, const struct ls_lock_ops *b,
+                                      int32_t kind, _Atomic uint32_t *slot, uintptr_t site)
+{
+	int q = ls_stats_mutex_locked_quick(slot, m, site);
+	return LIKELY(q != LS_STATS_QUICK_DECLINED) ? q : observed_locked_slow(m, b, kind, site);
+}
+
 /* A plain lock with statistics on: try, and if that got the mutex (the
  * common case) one hook counts it; otherwise the whole protocol. */
 static INLINE int observed_plain_lock(pthread_mutex_t *m, const struct ls_lock_ops *b,
@@ -383,10 +394,8 @@ static INLINE int observed_plain_lock(pthread_mutex_t *m, const struct ls_lock_o
 	int32_t kind = ls_mutex_kind(ls_mutex_of(m));
 	int e = try_body(m, b, kind);
 	if (LIKELY(e == 0 || e == EOWNERDEAD)) {
-		int q = ls_stats_mutex_locked_quick(
-		        (kind & LS_KIND_GLIBC_ONLY) ? NULL : &ls_mutex_of(m)->stats, m, site);
-		ls_hold_due = LIKELY(q != LS_STATS_QUICK_DECLINED) ? q
-		                                                   : observed_locked_slow(m, b, kind, site);
+		ls_hold_due = observed_first_try(
+		        m, b, kind, (kind & LS_KIND_GLIBC_ONLY) ? NULL : &ls_mutex_of(m)->stats, site);
 		return e;
 	}
 	if (e != EBUSY)
@@ -394,7 +403,7 @@ static INLINE int observed_plain_lock(pthread_mutex_t *m, const struct ls_lock_o
 	return observed_blocking_lock(m, b, kind, site);
 }
 
-/* ---- the counting table's uncommon cases (mutex.h) ---- */
+/* ---- the counting table's uncommon cases (mutex_counted.h) ---- */
 
 /* Each case first gives back the countdown step that the inline step
  * took (quick.h): the hooks take their own. */
@@ -418,10 +427,8 @@ int ls_mutex_counted_after(void *m, uintptr_t site)
 {
 	ls_stats_quick_give_back();
 	/* A plain kind (the fast path's test): the slot word is there. */
-	int q = ls_stats_mutex_locked_quick(&ls_mutex_of(m)->stats, m, site);
-	ls_hold_due = LIKELY(q != LS_STATS_QUICK_DECLINED)
-	                      ? q
-	                      : observed_locked_slow(m, ls_active(), ls_mutex_kind(ls_mutex_of(m)), site);
+	ls_hold_due = observed_first_try(m, ls_active(), ls_mutex_kind(ls_mutex_of(m)),
+	                                 &ls_mutex_of(m)->stats, site);
 	return 0;
 }
 

@@ -282,7 +282,7 @@ static INLINE int observed_locked(pthread_rwlock_t *l, const struct ls_rwlock_op
 			        ls_stats_quick_row(&x->stats, write, (uintptr_t)l | LS_REC_RWLOCK);
 			if (LIKELY(r != NULL)) {
 				if (!write) {
-					ls_stats_quick_bump(r);
+					ls_stats_bump(&r->c[LS_C_ACQ]);
 				} else {
 					ls_stats_quick_count(r, site);
 					if (UNLIKELY(!ls_stats_quick_holder_is_me(&x->stats + 1)))

@@ -69,13 +69,6 @@ extern _Atomic unsigned ls_stats_sample;
 #define LS_STATS_STACK_CAP (1u << 14) /* distinct stacks */
 #define LS_STATS_EVENT_CAP (1u << 16) /* distinct contention events */
 
-/* Written by one thread only: a plain load-add-store, never a locked op. */
-static inline void ls_stats_bump(_Atomic uint64_t *x)
-{
-	atomic_store_explicit(x, atomic_load_explicit(x, memory_order_relaxed) + 1,
-	                      memory_order_relaxed);
-}
-
 struct ls_stats_timing {
 	_Atomic uint64_t samples, total_ns, max_ns;
 	_Atomic uint64_t hist[LS_STATS_BUCKETS];

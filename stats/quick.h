@@ -112,19 +112,19 @@ static inline struct ls_stats_count *ls_stats_quick_row(_Atomic uint32_t *w, uin
 	return __builtin_expect(r->key == key, 1) ? r : NULL;
 }
 
-/* Count an acquisition in row r (an rwlock read: nothing more).  The
- * thread's own line, one writer. */
-static inline void ls_stats_quick_bump(struct ls_stats_count *r)
+/* Add one to a counter that only the calling thread writes (its own
+ * row): never a locked instruction.  Every counter of stats/ is bumped
+ * through here. */
+static inline void ls_stats_bump(_Atomic uint64_t *x)
 {
 #if defined(__x86_64__)
 	/* One non-locked add: this thread is the only writer, and the
 	 * report's relaxed loads see the old or the new value (an aligned
 	 * 8-byte store is single-copy atomic on x86-64).  The C11 form below
 	 * compiles to a load, an add and a store. */
-	__asm__("addq $1, %0" : "+m"(r->c[LS_C_ACQ]));
+	__asm__("addq $1, %0" : "+m"(*x));
 #else
-	atomic_store_explicit(&r->c[LS_C_ACQ],
-	                      atomic_load_explicit(&r->c[LS_C_ACQ], memory_order_relaxed) + 1,
+	atomic_store_explicit(x, atomic_load_explicit(x, memory_order_relaxed) + 1,
 	                      memory_order_relaxed);
 #endif
 }
@@ -132,7 +132,7 @@ static inline void ls_stats_quick_bump(struct ls_stats_count *r)
 /* Count a mutex's or an rwlock write's acquisition: and the call site. */
 static inline void ls_stats_quick_count(struct ls_stats_count *r, uintptr_t site)
 {
-	ls_stats_quick_bump(r);
+	ls_stats_bump(&r->c[LS_C_ACQ]);
 	atomic_store_explicit(&r->site, site, memory_order_relaxed);
 }
 

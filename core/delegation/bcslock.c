@@ -350,11 +350,8 @@ static _Atomic uint32_t spare_busy;
 static int poll_lock(struct ls_bcslock *l, clockid_t clock,
                      const struct timespec *abstime)
 {
-	uint64_t deadline = abstime ? (uint64_t)abstime->tv_sec * 1000000000u +
-	                                      (uint64_t)abstime->tv_nsec
-	                            : 0;
 	while (ls_bcslock_trylock(l) != 0) {
-		if (abstime && ls_now_ns(clock) >= deadline)
+		if (ls_timespec_passed(clock, abstime))
 			return ETIMEDOUT;
 		sched_yield();
 	}

@@ -216,14 +216,6 @@ static void leave_queue(void *arg)
 		ls_mcs_unlock(c->l);
 }
 
-static bool past(clockid_t clock, const struct timespec *abstime)
-{
-	if (!abstime)
-		return false;
-	uint64_t d = (uint64_t)abstime->tv_sec * 1000000000u + (uint64_t)abstime->tv_nsec;
-	return ls_now_ns(clock) >= d;
-}
-
 /* One poll of a newcomer: true to stop (taken, or a queue exists). */
 static bool newcomer_step(struct ls_mcs *l, bool *got)
 {
@@ -237,7 +229,7 @@ static bool newcomer_step(struct ls_mcs *l, bool *got)
 static int fallback(struct ls_mcs *l, clockid_t clock, const struct timespec *abstime)
 {
 	while (ls_mcs_trylock(l) != 0) {
-		if (past(clock, abstime))
+		if (ls_timespec_passed(clock, abstime))
 			return ETIMEDOUT;
 		sched_yield();
 	}

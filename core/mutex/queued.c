@@ -316,14 +316,6 @@ static bool newcomer_done(struct ls_queued *l)
 	return !(w & LS_QUEUED_LOCKED) || (head_of(w) && !stale(w));
 }
 
-static bool past(clockid_t clock, const struct timespec *abstime)
-{
-	if (!abstime)
-		return false;
-	uint64_t d = (uint64_t)abstime->tv_sec * 1000000000u + (uint64_t)abstime->tv_nsec;
-	return ls_now_ns(clock) >= d;
-}
-
 int ls_queued_lock_slow(struct ls_queued *l, clockid_t clock, const struct timespec *abstime)
 {
 	if (abstime && ls_timespec_negative(abstime))
@@ -332,7 +324,7 @@ int ls_queued_lock_slow(struct ls_queued *l, clockid_t clock, const struct times
 	if (!self) {
 		/* No record (out of memory): poll, yielding between polls. */
 		while (ls_queued_trylock(l) != 0) {
-			if (past(clock, abstime))
+			if (ls_timespec_passed(clock, abstime))
 				return ETIMEDOUT;
 			sched_yield();
 		}

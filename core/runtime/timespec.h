@@ -27,11 +27,24 @@ static inline bool ls_timespec_negative(const struct timespec *t)
 	return t->tv_sec < 0;
 }
 
+/* A valid, non-negative time as nanoseconds. */
+static inline uint64_t ls_timespec_ns(const struct timespec *t)
+{
+	return (uint64_t)t->tv_sec * 1000000000u + (uint64_t)t->tv_nsec;
+}
+
 static inline uint64_t ls_now_ns(clockid_t clock)
 {
 	struct timespec t;
 	clock_gettime(clock, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+	return ls_timespec_ns(&t);
+}
+
+/* Whether clock has reached the absolute deadline abstime; never without
+ * one (NULL: wait for ever). */
+static inline bool ls_timespec_passed(clockid_t clock, const struct timespec *abstime)
+{
+	return abstime && ls_now_ns(clock) >= ls_timespec_ns(abstime);
 }
 
 #endif

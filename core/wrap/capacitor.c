@@ -227,9 +227,6 @@ static uint32_t departures_ahead(uint64_t w, uint16_t t, unsigned b)
 static bool spin_own_cpu(struct ls_capacitor *c, uint16_t t, unsigned b, clockid_t clock,
                          const struct timespec *abstime)
 {
-	uint64_t deadline = abstime ? (uint64_t)abstime->tv_sec * 1000000000u +
-	                                      (uint64_t)abstime->tv_nsec
-	                            : UINT64_MAX;
 	uint32_t n = ls_wait_cpus();
 	uint64_t w = atomic_load_explicit(&c->word, memory_order_relaxed);
 	uint32_t mark = (uint32_t)w; /* base and depart: move at every departure */
@@ -250,7 +247,7 @@ static bool spin_own_cpu(struct ls_capacitor *c, uint16_t t, unsigned b, clockid
 		w = atomic_load_explicit(&c->word, memory_order_relaxed);
 		if (polls & 7)
 			continue;
-		if (abstime && ls_now_ns(clock) >= deadline)
+		if (ls_timespec_passed(clock, abstime))
 			return false;
 		uint64_t now = ls_now_ns(CLOCK_MONOTONIC);
 		if ((uint32_t)w != mark || !step) {
