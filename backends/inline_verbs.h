@@ -2,11 +2,12 @@
  * inline_verbs.h - backends whose verbs a caller may inline, as functions
  * over the lock state (`void *`, as the table's verbs take it), for a
  * caller that wants them without an indirect call: the statistics'
- * counting table (interpose/counting.c), which instantiates one table per
- * entry of LS_INLINE_BACKENDS and uses it when that entry's table is the
- * chosen backend.  The shim names no algorithm: it reads this list.
+ * counting tables (interpose/counting.c, interpose/rwlock_counting.c),
+ * which instantiate one table per entry of LS_INLINE_BACKENDS (mutexes)
+ * and LS_INLINE_RWLOCK_BACKENDS, and use it when that entry's table is
+ * the chosen backend.  The shim names no algorithm: it reads these lists.
  *
- * Today the list holds futex, the default backend.  The single-threaded ones are what
+ * Today each list holds futex, the default backend.  The single-threaded ones are what
  * LS_SINGLE_TABLE (backend.h) makes of the futex verbs: plain loads and
  * stores while glibc says the process has one thread, else tell
  * core/runtime/single.h (its gate moves to the atomic table) and use the
@@ -17,7 +18,9 @@
 
 #include "../core/mutex/futexlock.h"
 #include "../core/runtime/single.h"
+#include "../core/rwlock/rwlock.h"
 #include "backend.h"
+#include "rwlock.h"
 
 extern const struct ls_lock_ops ls_backend_futex; /* futex.c */
 
@@ -54,5 +57,22 @@ static inline void ls_futex_inline_unlock_single(void *s)
 #define LS_INLINE_BACKENDS(X)                                                              \
 	X(futex, ls_backend_futex, ls_futex_inline_try, ls_futex_inline_try_single,        \
 	  ls_futex_inline_unlock, ls_futex_inline_unlock_single)
+
+extern const struct ls_rwlock_ops ls_rwlock_backend_futex; /* rwlock_futex.c */
+
+static inline int ls_rwlock_futex_inline_tryrd(void *s, unsigned flags)
+{
+	return ls_rwlock_tryrdlock(s, flags);
+}
+
+static inline void ls_rwlock_futex_inline_unlock(void *s, unsigned flags)
+{
+	ls_rwlock_unlock(s, flags);
+}
+
+/* X(id, table, tryrdlock, unlock): the rwlock backend's ops table and its
+ * tryrdlock and unlock (either mode). */
+#define LS_INLINE_RWLOCK_BACKENDS(X)                                                       \
+	X(futex, ls_rwlock_backend_futex, ls_rwlock_futex_inline_tryrd, ls_rwlock_futex_inline_unlock)
 
 #endif

@@ -20,7 +20,11 @@
  * clock is CLOCK_REALTIME or CLOCK_MONOTONIC; abstime is validated (tv_sec
  * may be negative: already expired).
  *
- * The "glibc" entry has no operations: pass-through to glibc.
+ * The "glibc" entry has no operations: pass-through to glibc.  A table in
+ * the shim's gate may leave single verbs NULL (the statistics' counting
+ * table, interpose/rwlock_counting.c): the entry point then takes that
+ * verb's slow path, so testing a verb for NULL costs what testing for
+ * pass-through did.
  *
  * The backends are listed in rwlock_list.h; each is defined in
  * backends/rwlock_<name>.c from a core/rwlock algorithm.
@@ -51,6 +55,11 @@ struct ls_rwlock_ops {
 	int (*trywrlock)(void *s, unsigned flags);
 	int (*timedwrlock)(void *s, unsigned flags, clockid_t clock, const struct timespec *abstime);
 	void (*unlock)(void *s, unsigned flags);
+	/* Set only in the table that the shim alone puts in its gate (the
+	 * statistics' counting table): init, destroy and the timed forms,
+	 * which have no verb there, still see the statistics.  Backends
+	 * leave it false. */
+	bool gate_only;
 };
 
 /* In listing order (rwlock_list.h), NULL-terminated. */

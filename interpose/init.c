@@ -218,14 +218,15 @@ const struct ls_lock_ops *ls_init(void)
 		return expected; /* another thread finished first: same answer */
 	/* The statistics mode is chosen here, once: with it off plain
 	 * mutexes go straight to the backend (or to glibc), and so do
-	 * rwlocks; with it on the mutex gate opens to the counting table
-	 * (gate.h), the rwlock gate stays closed and every rwlock call takes
-	 * its slow path. */
+	 * rwlocks; with it on each gate opens to its counting table
+	 * (gate.h, rwlock_select.h), which counts uncontended acquisitions
+	 * inline and sends every other call to the slow path. */
 	if (!ls_observing()) {
 		ls_gate_open(b);
 		ls_rwlock_gate_open();
 	} else {
 		ls_gate_open_counting(b);
+		ls_rwlock_gate_open_counting();
 	}
 	return b;
 }

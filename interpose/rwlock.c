@@ -18,12 +18,17 @@
  * destroy always returns 0, as glibc's does; unlocking a lock the caller
  * does not hold is undefined (glibc corrupts its state too).
  *
- * The fast path is one load of the gate (rwlock.h) and the call's body.
- * The slow path (gate closed: before initialisation, or statistics on)
- * serves the call with the same bodies; with statistics on it calls the
- * hooks (stats/hooks.h) around them, as the mutex's slow path does: a
- * lock first tries (tryrdlock/trywrlock), and only a failed try blocks,
- * so "contended" means the first try found the lock unavailable.
+ * The fast path is one load of the gate (rwlock_select.h) and the call's
+ * body.  The slow path (gate closed: before initialisation, or statistics
+ * on under glibc's rwlocks) serves the call with the same bodies; with
+ * statistics on it calls the hooks (stats/hooks.h) around them, as the
+ * mutex's slow path does: a lock first tries (tryrdlock/trywrlock), and
+ * only a failed try blocks, so "contended" means the first try found the
+ * lock unavailable.  With statistics on under a lockswap backend the gate
+ * holds the counting table (rwlock_counting.c), which counts an
+ * uncontended read inline and leaves its other verbs NULL: a body that
+ * finds its verb NULL, or a process-shared object, is "routed" (below) -
+ * to glibc, or, from the counting table, to the slow path.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -34,6 +39,7 @@
 #include "entry.h"
 #include "export.h"
 #include "init.h"
+#include "rwlock_counted.h"
 #include "rwlock_select.h"
 #include "rwlock_layout.h"
 #include "rwlock_real.h"
@@ -85,11 +91,22 @@ static inline int wrote(struct ls_rw *x, int r)
 
 /* ---- the bodies: serve one call with backend b ---- */
 
+/* A call whose verb is NULL in b, or on a process-shared object: glibc's
+ * (b is pass-through, or the object is glibc's), or, when b is the
+ * counting table in the gate, the entry point's slow path.  Out of line:
+ * the bodies test for it what they tested for pass-through, and reach it
+ * by a jump, so the slow path's CALLER() is still the program's site. */
+static SLOW int rdlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b);
+static SLOW int tryrdlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b);
+static SLOW int wrlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b);
+static SLOW int trywrlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b);
+static SLOW int unlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b);
+
 static INLINE int rdlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
 {
 	struct ls_rw *x = ls_rw_of(l);
-	if (served_by_glibc(b, x))
-		return ls_real_rwlock_rdlock(l);
+	if (UNLIKELY(!b->rdlock || ls_rw_is_glibc(x)))
+		return rdlock_routed(l, b);
 	if (writing(x))
 		return EDEADLK;
 	return b->rdlock(x->lock, ls_rw_flags(x));
@@ -98,16 +115,16 @@ static INLINE int rdlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b
 static INLINE int tryrdlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
 {
 	struct ls_rw *x = ls_rw_of(l);
-	if (served_by_glibc(b, x))
-		return ls_real_rwlock_tryrdlock(l);
+	if (UNLIKELY(!b->tryrdlock || ls_rw_is_glibc(x)))
+		return tryrdlock_routed(l, b);
 	return b->tryrdlock(x->lock, ls_rw_flags(x));
 }
 
 static INLINE int wrlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
 {
 	struct ls_rw *x = ls_rw_of(l);
-	if (served_by_glibc(b, x))
-		return ls_real_rwlock_wrlock(l);
+	if (UNLIKELY(!b->wrlock || ls_rw_is_glibc(x)))
+		return wrlock_routed(l, b);
 	if (writing(x))
 		return EDEADLK;
 	return wrote(x, b->wrlock(x->lock, ls_rw_flags(x)));
@@ -116,8 +133,8 @@ static INLINE int wrlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b
 static INLINE int trywrlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
 {
 	struct ls_rw *x = ls_rw_of(l);
-	if (served_by_glibc(b, x))
-		return ls_real_rwlock_trywrlock(l);
+	if (UNLIKELY(!b->trywrlock || ls_rw_is_glibc(x)))
+		return trywrlock_routed(l, b);
 	return wrote(x, b->trywrlock(x->lock, ls_rw_flags(x)));
 }
 
@@ -153,8 +170,8 @@ static int timed_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
 static INLINE int unlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
 {
 	struct ls_rw *x = ls_rw_of(l);
-	if (served_by_glibc(b, x))
-		return ls_real_rwlock_unlock(l);
+	if (UNLIKELY(!b->unlock || ls_rw_is_glibc(x)))
+		return unlock_routed(l, b);
 	/* Cleared before the backend's release, so the next writer never
 	 * finds our id. */
 	if (writing(x))
@@ -268,8 +285,22 @@ static __attribute__((noinline)) int observed_locked_slow(pthread_rwlock_t *l,
 	return 0;
 }
 
-/* The first try got it: counted by the quick hook (slot word and address,
- * no ls_stats_obj built) when lockswap serves the object. */
+/* The first try got it and the inline step declined: the quick hook
+ * counts it (and keys this thread's row), or, where that declines too,
+ * the whole object. */
+static INLINE int observed_locked_hooks(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
+                                        uintptr_t site, bool write)
+{
+	int q = ls_stats_rw_locked_quick(&ls_rw_of(l)->stats, l, site, write);
+	if (LIKELY(q != LS_STATS_QUICK_DECLINED)) {
+		ls_hold_due = q;
+		return 0;
+	}
+	return observed_locked_slow(l, b, site, write);
+}
+
+/* The first try got it: counted by the inline step, else by the hooks,
+ * when lockswap serves the object. */
 static INLINE int observed_locked(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
                                   uintptr_t site, bool write)
 {
@@ -294,11 +325,7 @@ static INLINE int observed_locked(pthread_rwlock_t *l, const struct ls_rwlock_op
 			}
 		}
 		ls_stats_quick_give_back();
-		int q = ls_stats_rw_locked_quick(&x->stats, l, site, write);
-		if (LIKELY(q != LS_STATS_QUICK_DECLINED)) {
-			ls_hold_due = q;
-			return 0;
-		}
+		return observed_locked_hooks(l, b, site, write);
 	}
 	return observed_locked_slow(l, b, site, write);
 }
@@ -364,13 +391,48 @@ static void forget(pthread_rwlock_t *l)
 	ls_stats_forget(&o);
 }
 
+/* ---- the counting table's uncommon cases (rwlock_counted.h) ---- */
+
+/* Each first gives back the countdown step that the table's verb took
+ * (stats/quick.h): the hooks take their own.  A read only: the table has
+ * no write verbs. */
+int ls_rwlock_counted_declined(void *l, uintptr_t site)
+{
+	ls_stats_quick_give_back();
+	/* The verb stopped at the end of the hold countdown: this lock
+	 * starts the hold sample before its try. */
+	if (ls_stats_q.hold_left == 1)
+		ls_hold_due = true;
+	return observed_plain_lock(l, rw_backend(), site, false);
+}
+
+int ls_rwlock_counted_blocked(void *l, uintptr_t site, int e)
+{
+	ls_stats_quick_give_back();
+	if (e != EBUSY) /* EAGAIN: too many readers, not contention */
+		return e;
+	return observed_blocking_lock(l, rw_backend(), site, false);
+}
+
+int ls_rwlock_counted_after(void *l, uintptr_t site)
+{
+	ls_stats_quick_give_back();
+	return observed_locked_hooks(l, rw_backend(), site, false);
+}
+
+void ls_rwlock_counted_unlock(void *l)
+{
+	observed_wanted_unlock(l, rw_backend(), 0);
+}
+
 /* ---- the entry points ---- */
 
-/* The statistics are only looked at behind a closed gate (after
- * rw_backend(), which initialises). */
+/* The statistics are looked at behind a closed gate or the counting
+ * table's (after rw_backend(), which initialises). */
 static inline bool observing(void)
 {
-	return !gate() && ls_observing();
+	const struct ls_rwlock_ops *g = gate();
+	return (!g || g->gate_only) && ls_observing();
 }
 
 LS_EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr)
@@ -505,6 +567,43 @@ LS_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 	if (LIKELY(b != NULL))
 		return unlock_body(l, b);
 	return unlock_slow(l);
+}
+
+/* Routed calls (see the bodies): from the counting table, the slow path;
+ * from a pass-through table or for a process-shared object, glibc. */
+static SLOW int rdlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
+{
+	if (b->gate_only)
+		return rdlock_slow(l);
+	return ls_real_rwlock_rdlock(l);
+}
+
+static SLOW int tryrdlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
+{
+	if (b->gate_only)
+		return tryrdlock_slow(l);
+	return ls_real_rwlock_tryrdlock(l);
+}
+
+static SLOW int wrlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
+{
+	if (b->gate_only)
+		return wrlock_slow(l);
+	return ls_real_rwlock_wrlock(l);
+}
+
+static SLOW int trywrlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
+{
+	if (b->gate_only)
+		return trywrlock_slow(l);
+	return ls_real_rwlock_trywrlock(l);
+}
+
+static SLOW int unlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
+{
+	if (b->gate_only)
+		return unlock_slow(l);
+	return ls_real_rwlock_unlock(l);
 }
 
 /* The rwlock backend serving this process, for tests and tools. */

@@ -1,6 +1,7 @@
 #include "rwlock_select.h"
 
 #include "config.h"
+#include "rwlock_counting.h"
 #include "rwlock_real.h"
 
 /* ls_rwlock_active and ls_rwlock_gate are defined in rwlock.c, beside the
@@ -31,4 +32,13 @@ void ls_rwlock_gate_open(void)
 	atomic_store_explicit(&ls_rwlock_gate,
 	                      atomic_load_explicit(&ls_rwlock_active, memory_order_relaxed),
 	                      memory_order_release);
+}
+
+void ls_rwlock_gate_open_counting(void)
+{
+	const struct ls_rwlock_ops *c =
+	        ls_rwlock_counting_table(atomic_load_explicit(&ls_rwlock_active, memory_order_relaxed));
+	/* release: as in ls_rwlock_gate_open. */
+	if (c)
+		atomic_store_explicit(&ls_rwlock_gate, c, memory_order_release);
 }

@@ -17,14 +17,20 @@
 extern const struct ls_rwlock_ops *_Atomic ls_rwlock_active;
 
 /* The rwlock entry points' gate (the mutex's is gate.h): the backend that
- * serves a call at once, or NULL - before ls_init() and with statistics
- * on - for the slow path, which initialises and calls the statistics'
- * hooks.  So with statistics off the entry points never test the mode. */
+ * serves a call at once; with statistics on, the counting table over it
+ * (rwlock_counting.h), whose NULL verbs send their calls to the slow path;
+ * or NULL - before ls_init(), and with statistics on over glibc's rwlocks
+ * - for the slow path, which initialises and calls the statistics' hooks.
+ * So with statistics off the entry points never test the mode. */
 extern const struct ls_rwlock_ops *_Atomic ls_rwlock_gate;
 
 /* Called once by the ls_init() that published the backends, when
  * statistics are off. */
 void ls_rwlock_gate_open(void);
+
+/* The same when statistics are on: the counting table, unless the rwlock
+ * backend is glibc's (the gate stays closed). */
+void ls_rwlock_gate_open_counting(void);
 
 /* Called by ls_init(): options_ok false means a bad configuration, where
  * the whole program runs on glibc's own locks, rwlocks included. */

@@ -1,0 +1,102 @@
+/*
+ * rwlock_counting.c - the rwlock counting table (rwlock_counting.h): what
+ * a read lock and an unlock do with statistics on, reached from the
+ * rwlock entry points' fast path, as the mutex's counting table
+ * (counting.c) serves plain mutexes.
+ *
+ * rdlock: if the statistics may count inline (stats/quick.h: the thread's
+ * hold-sample countdown is not at its end, nor parked), try the backend's
+ * tryrdlock; if that got the lock and the thread has counted this
+ * rwlock's reads before, bump the thread's own read row and return.  A
+ * read keeps no holder and no site (readers share the lock; the hooks
+ * count them the same way).  The verb is reached by a jump from
+ * pthread_rwlock_rdlock, after its EDEADLK test, so its return address is
+ * the program's call site.  Every other case goes, by a jump, to the slow
+ * path's protocol (rwlock_counted.h), which records exactly what it did
+ * before this table existed.
+ *
+ * unlock: the backend's, unless the statistics want to see it (hooks.h
+ * ls_stats_unlock_wanted), then the slow path's observed unlock.
+ *
+ * tryrdlock, wrlock and trywrlock are NULL: their entry points take the
+ * slow path (backends/rwlock.h), which counts as before.  A write is not
+ * counted here because its verb is reached by a call, not a jump (the
+ * entry point records the writer after it), so its return address is not
+ * the program's, and a write keeps the holder's site.  The timed forms
+ * always take their slow path.  The lock state is at offset 0 of the
+ * rwlock (rwlock_layout.h), so the verbs' state pointer is the rwlock.
+ */
+#include "rwlock_counting.h"
+
+#include "../backends/inline_verbs.h"
+#include "../stats/hooks.h"
+#include "entry.h"
+#include "rwlock_counted.h"
+#include "rwlock_layout.h"
+
+/* Bound once by ls_rwlock_counting_table, before the gate's release store
+ * publishes the table that uses it. */
+static const struct ls_rwlock_ops *bound;
+
+static inline __attribute__((always_inline)) int count_rdlock(int (*tryrd)(void *, unsigned),
+                                                              void *s, unsigned f,
+                                                              uintptr_t site)
+{
+	if (UNLIKELY(!ls_stats_quick_take()))
+		return ls_rwlock_counted_declined(s, site);
+	int e = tryrd(s, f);
+	if (UNLIKELY(e != 0))
+		return ls_rwlock_counted_blocked(s, site, e);
+	struct ls_stats_count *r = ls_stats_quick_row(&ls_rw_of(s)->stats, 0,
+	                                              (uintptr_t)s | LS_STATS_QUICK_RWLOCK);
+	if (UNLIKELY(!r))
+		return ls_rwlock_counted_after(s, site);
+	ls_stats_bump(&r->c[LS_C_ACQ]);
+	return 0;
+}
+
+/* pthread_rwlock_unlock calls the unlock verb (it returns 0 after): the
+ * observed unlock has no site, as the mutex's. */
+static inline __attribute__((always_inline)) void count_unlock(void (*unlock)(void *, unsigned),
+                                                               void *s, unsigned f)
+{
+	if (UNLIKELY(ls_stats_unlock_wanted()))
+		return ls_rwlock_counted_unlock(s);
+	unlock(s, f);
+}
+
+#define SITE() ((uintptr_t)__builtin_return_address(0))
+
+/* COUNTING_TABLE(id, TRYRD, UNLOCK) defines id##_counting over a
+ * backend's tryrdlock and unlock; where these are inline functions the
+ * read verb has no call in its common case, so no frame. */
+#define COUNTING_TABLE(id, TRYRD, UNLOCK)                                                        \
+	static int id##_count_rdlock(void *s, unsigned f) { return count_rdlock(TRYRD, s, f, SITE()); } \
+	static void id##_count_unlock(void *s, unsigned f) { count_unlock(UNLOCK, s, f); }      \
+	static const struct ls_rwlock_ops id##_counting = {                                        \
+		.name = "counting",                                                                 \
+		.rdlock = id##_count_rdlock,                                                        \
+		.unlock = id##_count_unlock,                                                        \
+		.gate_only = true,                                                                  \
+	}
+
+/* Any backend: its verbs through the table bound at start-up. */
+static int any_tryrd(void *s, unsigned f) { return bound->tryrdlock(s, f); }
+static void any_unlock(void *s, unsigned f) { bound->unlock(s, f); }
+COUNTING_TABLE(any, any_tryrd, any_unlock);
+
+/* The backends whose verbs inline (backends/inline_verbs.h): a table each. */
+#define INLINE_TABLE(id, table, tryrd, unlock) COUNTING_TABLE(id, tryrd, unlock);
+LS_INLINE_RWLOCK_BACKENDS(INLINE_TABLE)
+
+const struct ls_rwlock_ops *ls_rwlock_counting_table(const struct ls_rwlock_ops *b)
+{
+	if (ls_rwlock_is_passthrough(b))
+		return NULL;
+#define PICK_INLINE(id, table, ...)                                                         \
+	if (b == &table)                                                                    \
+		return &id##_counting;
+	LS_INLINE_RWLOCK_BACKENDS(PICK_INLINE)
+	bound = b;
+	return &any_counting;
+}
