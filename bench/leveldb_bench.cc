@@ -187,8 +187,15 @@ Result fill(const std::string& name, bool random) {
 // readrandom, and readwhilewriting when with_writer: one extra thread keeps
 // overwriting random keys until the readers are done; only reads are counted.
 Result read_random(const std::string& name, bool with_writer) {
-    if (!db_filled)
-        fill("fillseq", false);          // silently: reads need data
+    if (!db_filled) {
+        // Silently: reads need data.  Then compact it all, so that the timed
+        // reads never race the background compactions the fill left running
+        // (they would take CPU and the DB mutex from the readers, and by
+        // how much would depend on how fast the fill ran: under a slower
+        // lock the reads started on a DB of another shape).
+        fill("fillseq", false);
+        db->CompactRange(nullptr, nullptr);
+    }
     int n = cfg.threads;
     long per_thread = cfg.reads > 0 ? cfg.reads : std::max(1L, cfg.num / n);
     Result r{name, std::vector<uint64_t>((size_t)n, 0)};
@@ -305,7 +312,8 @@ void usage() {
     std::printf(
         "usage: leveldb_bench [options]   (run under LD_PRELOAD=liblockswap.so)\n"
         "  --benchmarks LIST  comma list of fillseq,fillrandom,readrandom,readwhilewriting\n"
-        "                     run in order (default: all four)\n"
+        "                     run in order (default: all four); a read workload with\n"
+        "                     no fill before it fills the DB and compacts it first\n"
         "  --threads N        reader threads for read workloads, writer threads for\n"
         "                     fillrandom (default 1; fillseq always uses 1)\n"
         "  --num N            keys (default 100000)\n"

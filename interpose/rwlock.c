@@ -91,22 +91,24 @@ static inline int wrote(struct ls_rw *x, int r)
 
 /* ---- the bodies: serve one call with backend b ---- */
 
-/* A call whose verb is NULL in b, or on a process-shared object: glibc's
- * (b is pass-through, or the object is glibc's), or, when b is the
- * counting table in the gate, the entry point's slow path.  Out of line:
- * the bodies test for it what they tested for pass-through, and reach it
- * by a jump, so the slow path's CALLER() is still the program's site. */
-static SLOW int rdlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b);
-static SLOW int tryrdlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b);
-static SLOW int wrlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b);
-static SLOW int trywrlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b);
-static SLOW int unlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b);
+/* A call whose verb is NULL in b, or on a process-shared object, is
+ * routed: to glibc (b is pass-through, or the object is glibc's), or,
+ * when b is the counting table in the gate (gate_only), to the entry
+ * point's slow path, reached by a jump so that its CALLER() is still the
+ * program's site.  The bodies test for it what they tested for
+ * pass-through before, plus gate_only once routed. */
+static SLOW int rdlock_slow(pthread_rwlock_t *l);
+static SLOW int tryrdlock_slow(pthread_rwlock_t *l);
+static SLOW int wrlock_slow(pthread_rwlock_t *l);
+static SLOW int trywrlock_slow(pthread_rwlock_t *l);
+static SLOW int unlock_slow(pthread_rwlock_t *l);
+#define ROUTED(verb, l, b) (UNLIKELY((b)->gate_only) ? verb##_slow(l) : ls_real_rwlock_##verb(l))
 
 static INLINE int rdlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
 {
 	struct ls_rw *x = ls_rw_of(l);
 	if (UNLIKELY(!b->rdlock || ls_rw_is_glibc(x)))
-		return rdlock_routed(l, b);
+		return ROUTED(rdlock, l, b);
 	if (writing(x))
 		return EDEADLK;
 	return b->rdlock(x->lock, ls_rw_flags(x));
@@ -116,7 +118,7 @@ static INLINE int tryrdlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops
 {
 	struct ls_rw *x = ls_rw_of(l);
 	if (UNLIKELY(!b->tryrdlock || ls_rw_is_glibc(x)))
-		return tryrdlock_routed(l, b);
+		return ROUTED(tryrdlock, l, b);
 	return b->tryrdlock(x->lock, ls_rw_flags(x));
 }
 
@@ -124,7 +126,7 @@ static INLINE int wrlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b
 {
 	struct ls_rw *x = ls_rw_of(l);
 	if (UNLIKELY(!b->wrlock || ls_rw_is_glibc(x)))
-		return wrlock_routed(l, b);
+		return ROUTED(wrlock, l, b);
 	if (writing(x))
 		return EDEADLK;
 	return wrote(x, b->wrlock(x->lock, ls_rw_flags(x)));
@@ -134,7 +136,7 @@ static INLINE int trywrlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops
 {
 	struct ls_rw *x = ls_rw_of(l);
 	if (UNLIKELY(!b->trywrlock || ls_rw_is_glibc(x)))
-		return trywrlock_routed(l, b);
+		return ROUTED(trywrlock, l, b);
 	return wrote(x, b->trywrlock(x->lock, ls_rw_flags(x)));
 }
 
@@ -171,7 +173,7 @@ static INLINE int unlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b
 {
 	struct ls_rw *x = ls_rw_of(l);
 	if (UNLIKELY(!b->unlock || ls_rw_is_glibc(x)))
-		return unlock_routed(l, b);
+		return ROUTED(unlock, l, b);
 	/* Cleared before the backend's release, so the next writer never
 	 * finds our id. */
 	if (writing(x))
@@ -567,43 +569,6 @@ LS_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 	if (LIKELY(b != NULL))
 		return unlock_body(l, b);
 	return unlock_slow(l);
-}
-
-/* Routed calls (see the bodies): from the counting table, the slow path;
- * from a pass-through table or for a process-shared object, glibc. */
-static SLOW int rdlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
-{
-	if (b->gate_only)
-		return rdlock_slow(l);
-	return ls_real_rwlock_rdlock(l);
-}
-
-static SLOW int tryrdlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
-{
-	if (b->gate_only)
-		return tryrdlock_slow(l);
-	return ls_real_rwlock_tryrdlock(l);
-}
-
-static SLOW int wrlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
-{
-	if (b->gate_only)
-		return wrlock_slow(l);
-	return ls_real_rwlock_wrlock(l);
-}
-
-static SLOW int trywrlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
-{
-	if (b->gate_only)
-		return trywrlock_slow(l);
-	return ls_real_rwlock_trywrlock(l);
-}
-
-static SLOW int unlock_routed(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
-{
-	if (b->gate_only)
-		return unlock_slow(l);
-	return ls_real_rwlock_unlock(l);
 }
 
 /* The rwlock backend serving this process, for tests and tools. */
