@@ -23,8 +23,9 @@
  * The "glibc" entry has no operations: pass-through to glibc.  A table in
  * the shim's gate may leave single verbs NULL (the statistics' counting
  * table, interpose/rwlock_counting.c): the entry point then takes that
- * verb's slow path, so testing a verb for NULL costs what testing for
- * pass-through did.
+ * verb's slow path.  Testing a verb for NULL costs what testing for
+ * pass-through did; only a routed call (pass-through, a process-shared
+ * object, a NULL verb) tests one flag more (gate_only, below).
  *
  * The backends are listed in rwlock_list.h; each is defined in
  * backends/rwlock_<name>.c from a core/rwlock algorithm.
