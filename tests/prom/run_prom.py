@@ -10,7 +10,9 @@ of /metrics, a second or more apart, while the program runs:
   sample, so new series need no change here), and nothing else named
   `lockswap_` does;
 - the collector reports no error reading the file;
-- the counters move between the two scrapes, and none goes back.
+- the counters move between the two scrapes, and none goes back;
+- a series of each kind the program uses (mutex, rwlock reads and writes,
+  condvar signals) arrives and grows.
 Without the package: one `skip -` line.  Every wait is bounded; the
 exporter and the program are killed at the end.
 
@@ -156,6 +158,19 @@ def test(tmp):
         report(acq and not back,
                f"counters move between the scrapes ({len(moved)} of {len(c1)} grew, "
                "acquisitions among them) and none goes back", f"moved {moved[:3]} back {back[:3]}")
+        # Each kind the program uses, through the collector: the mutex, the
+        # rwlock's reads and its writes (a `mode` label each), the condvar's
+        # signals; each one's counter grew between the scrapes.
+        kinds = {"mutex acquisitions": lambda k: k[0] == "lockswap_lock_acquisitions_total",
+                 "rwlock read acquisitions": lambda k: k[0] == "lockswap_rwlock_acquisitions_total"
+                 and ("mode", "read") in k[1],
+                 "rwlock write acquisitions": lambda k: k[0] == "lockswap_rwlock_acquisitions_total"
+                 and ("mode", "write") in k[1],
+                 "condvar signals": lambda k: k[0] == "lockswap_cond_signals_total"}
+        for kind, match in kinds.items():
+            report(any(match(k) for k in moved),
+                   f"{kind}: a series arrives and grows between the scrapes",
+                   f"series {sorted({k[0] for k in c2})}")
     finally:
         for p in (exporter, prog):
             if p.poll() is None:
