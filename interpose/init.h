@@ -51,6 +51,17 @@ static inline bool ls_observing(void)
  * (the answer of ls_stats_locked and ls_stats_lock_end). */
 extern __thread bool ls_hold_due;
 
+/* A counting table's verb (counting.c, rwlock_counting.c) declined
+ * before its try: give back the countdown step it took (stats/quick.h);
+ * if the countdown stopped at its end, this lock starts the hold sample
+ * before its try. */
+static inline void ls_counting_declined(void)
+{
+	ls_stats_quick_give_back();
+	if (ls_stats_q.hold_left == 1)
+		ls_hold_due = true;
+}
+
 /* Byte offset of glibc's condvar flags word (bit 0 pshared, bit 1 clock):
  * 36 in glibc 2.36, 28 from 2.41; probed at start-up. */
 extern size_t ls_cond_flags_offset;

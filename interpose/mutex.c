@@ -409,11 +409,7 @@ static INLINE int observed_plain_lock(pthread_mutex_t *m, const struct ls_lock_o
  * took (quick.h): the hooks take their own. */
 int ls_mutex_counted_declined(void *m, uintptr_t site)
 {
-	ls_stats_quick_give_back();
-	/* The inline step stopped at the end of the hold countdown: this
-	 * lock starts the hold sample before its try. */
-	if (ls_stats_q.hold_left == 1)
-		ls_hold_due = true;
+	ls_counting_declined();
 	return observed_plain_lock(m, ls_active(), site);
 }
 

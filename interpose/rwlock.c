@@ -400,11 +400,7 @@ static void forget(pthread_rwlock_t *l)
  * no write verbs. */
 int ls_rwlock_counted_declined(void *l, uintptr_t site)
 {
-	ls_stats_quick_give_back();
-	/* The verb stopped at the end of the hold countdown: this lock
-	 * starts the hold sample before its try. */
-	if (ls_stats_q.hold_left == 1)
-		ls_hold_due = true;
+	ls_counting_declined();
 	return observed_plain_lock(l, rw_backend(), site, false);
 }
 
