@@ -60,10 +60,16 @@ static inline __attribute__((always_inline)) int count_lock(int (*try)(void *), 
 
 /* pthread_mutex_unlock calls the unlock verb (it returns 0 after), so the
  * verb's return address is in the shim: the observed unlock gets site 0,
- * and its stack capture starts at the program's frames (stats/stacks.c). */
+ * and its stack capture starts at the program's frames (stats/stacks.c).
+ * "Wanted?" is the mutex's own unlock word (mutex_layout.h), on the line
+ * the unlock writes next: a hold sample open on this mutex or a waiter's
+ * stack request, and nothing about other objects.  Relaxed: the bits this
+ * thread set it reads back itself; a waiter's bit that it misses is
+ * answered by the next unlock (the observed unlock clears the word with
+ * an acquire and then checks the record). */
 static inline __attribute__((always_inline)) void count_unlock(void (*unlock)(void *), void *s)
 {
-	if (UNLIKELY(ls_stats_unlock_wanted()))
+	if (UNLIKELY(ls_stats_word_nonzero(&ls_mutex_of(s)->unlock_want)))
 		return ls_mutex_counted_unlock(s, 0);
 	unlock(s);
 }

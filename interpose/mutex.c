@@ -239,6 +239,9 @@ static inline void stats_obj(pthread_mutex_t *m, const struct ls_lock_ops *b, in
 	o->kind = kind;
 	o->type = LS_REC_MUTEX;
 	o->glibc = served_by_glibc(b, kind);
+	/* Only where lockswap serves the mutex: its counting unlock reads
+	 * the word; glibc's unlock would never clear it. */
+	o->unlock_want = o->glibc ? NULL : &ls_mutex_of(m)->unlock_want;
 }
 
 void ls_mutex_stats_obj(pthread_mutex_t *m, struct ls_stats_obj *o)
@@ -314,6 +317,10 @@ static __attribute__((noinline)) int observed_wanted_unlock(pthread_mutex_t *m,
 	struct ls_stats_obj o;
 	struct ls_stats_call k;
 	stats_obj(m, b, kind, &o);
+	/* Acquire: pairs with a waiter's release of LS_UNLOCK_WANT_STACK, so
+	 * ls_stats_unlock_begin sees the request made before it (hooks.h). */
+	if (o.unlock_want)
+		atomic_exchange_explicit(o.unlock_want, 0, memory_order_acquire);
 	ls_stats_unlock_begin(&k, &o, site);
 	int e = unlock_body(m, b, kind);
 	ls_stats_unlock_end(&k, e);

@@ -18,7 +18,11 @@
  *   28    4   stats   statistics slot of this mutex (0 = none yet)
  *   32    4   holder  statistics' holder word: serial of the last acquirer
  *                     (stats/hooks.h; the word after the slot word)
- *   36    4   spare   reserved, zero
+ *   36    4   want    statistics' unlock word: nonzero when the next unlock
+ *                     must be observed (a hold sample open on this mutex,
+ *                     a waiter asking for its holder's stack; hooks.h
+ *                     LS_UNLOCK_WANT_*), tested by the counting table's
+ *                     unlock on the line it is about to write anyway
  */
 #ifndef LS_INTERPOSE_MUTEX_LAYOUT_H
 #define LS_INTERPOSE_MUTEX_LAYOUT_H
@@ -36,12 +40,15 @@ struct ls_mutex {
 	_Atomic uint32_t owner;
 	uint32_t count;
 	_Atomic uint32_t stats;
-	uint64_t spare;
+	_Atomic uint32_t holder;
+	_Atomic uint32_t unlock_want;
 };
 
 _Static_assert(sizeof(struct ls_mutex) == sizeof(pthread_mutex_t), "mutex size");
 _Static_assert(offsetof(struct ls_mutex, kind) == 16, "__kind stays at glibc's offset");
 _Static_assert(_Alignof(pthread_mutex_t) >= 8, "lock state alignment");
+_Static_assert(offsetof(struct ls_mutex, holder) == offsetof(struct ls_mutex, stats) + 4,
+               "the holder word follows the slot word (stats/hooks.h)");
 
 #define LS_KIND_TYPE_MASK 3
 #define LS_KIND_NORMAL 0

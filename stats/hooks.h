@@ -91,11 +91,27 @@ struct ls_stats_obj {
 	                           changes, on the object's own cache line, which the
 	                           acquisition itself just wrote: no other line is
 	                           written inside the critical section. */
+	_Atomic uint32_t *unlock_want; /* NULL, or the object's unlock word (a mutex
+	                           that lockswap serves: interpose/mutex_layout.h):
+	                           stats/ sets LS_UNLOCK_WANT_* there when this
+	                           object's next unlock must be observed; the
+	                           shim's observed unlock clears it */
 	int32_t kind;           /* mutex: glibc's __kind (< 0 destroyed); condvar: flags word;
 	                           rwlock: __flags | LS_STATS_RW_PSHARED */
 	uint8_t type;           /* LS_REC_* */
 	bool glibc;             /* served by glibc */
 };
+
+/* The bits of an object's unlock word (ls_stats_obj.unlock_want).  HOLD:
+ * its holder opened a hold sample on it (set by that thread, holding the
+ * object).  STACK: a waiter asked for its holder's stack (set with a
+ * release after the record's request, so the unlock that clears the word
+ * with an acquire and then finds no request on the record has missed
+ * none: a request made later sets the bit again).  The counting table's
+ * unlock tests the word alone; the other unlock paths still test
+ * ls_stats_unlock_wanted(), which covers both. */
+#define LS_UNLOCK_WANT_HOLD 1u
+#define LS_UNLOCK_WANT_STACK 2u
 
 /* One call in progress. */
 enum {
@@ -109,6 +125,7 @@ struct ls_stats_call {
 	struct ls_stats_thread *t; /* NULL: this call is not recorded */
 	struct ls_stats_lock *asked; /* unlock: a waiter asked for our stack */
 	_Atomic uint32_t *holder;    /* the holder word (slot[1]), NULL: the record's */
+	_Atomic uint32_t *unlock_want; /* the object's unlock word, NULL: none */
 	void *obj;
 	uintptr_t site, hsite;
 	uint64_t t0;                 /* lock: hold sample start; wait: start */
@@ -146,7 +163,10 @@ int ls_stats_rw_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t
  * a waiter somewhere asked for a holder's stack. */
 
 /* The "wanted?" test is inline, so the common unlock (no hold sample
- * open, no stack asked for) makes no call into stats/.  Its two inputs
+ * open, no stack asked for) makes no call into stats/.  (The counting
+ * table's mutex unlock tests the mutex's unlock word instead, which
+ * LS_UNLOCK_WANT_* below mark; this test covers it and is what the
+ * rwlock and the shim's slow paths use.)  Its two inputs
  * are written only by stats/: the number of hold samples open in this
  * thread, and the number of holders' stacks that waiters asked for (in
  * any thread).  A true answer is only a hint: ls_stats_unlock_begin

@@ -215,9 +215,12 @@ uintptr_t ls_stats_holder_site(uint32_t serial, uint32_t slot);
 struct ls_stats_exited *ls_stats_exited_list(void);
 uint64_t ls_stats_exited_folded(void);
 uint32_t ls_stats_period(struct ls_stats_thread *t);
-/* Holds are far more frequent than waits and their two timestamps are most
- * of the uncontended cost: 1 in LS_STATS_HOLD_FACTOR * N (full mode: all). */
-#define LS_STATS_HOLD_FACTOR 8
+/* Holds are far more frequent than waits: 1 in LS_STATS_HOLD_FACTOR * N
+ * (full mode: all).  A timed hold takes the whole protocol, lock and
+ * unlock (about 520 instructions more than a counted pair, callgrind), so
+ * at N = 16 one in 512 keeps its share of the average pair near one
+ * instruction (one in 128 cost about four). */
+#define LS_STATS_HOLD_FACTOR 32
 uint32_t ls_stats_hold_period(struct ls_stats_thread *t);
 /* Unwinding costs more than timing: stacks for 1 in LS_STATS_STACK_FACTOR
  * timed contended waits (full mode: all). */

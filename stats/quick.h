@@ -129,6 +129,21 @@ static inline void ls_stats_bump(_Atomic uint64_t *x)
 #endif
 }
 
+/* A relaxed load of *w compared with zero.  On x86-64 one compare with a
+ * memory operand: the compiler keeps an atomic load in a register of its
+ * own (a load and a test), and an aligned 4-byte read is single-copy
+ * atomic there, as a relaxed load is. */
+static inline bool ls_stats_word_nonzero(_Atomic uint32_t *w)
+{
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+	bool nz;
+	__asm__("cmpl $0, %1" : "=@ccnz"(nz) : "m"(*w));
+	return nz;
+#else
+	return atomic_load_explicit(w, memory_order_relaxed) != 0;
+#endif
+}
+
 /* Count a mutex's or an rwlock write's acquisition: and the call site. */
 static inline void ls_stats_quick_count(struct ls_stats_count *r, uintptr_t site)
 {

@@ -209,13 +209,26 @@ static inline bool got_it(int e)
 	return e == 0 || e == EOWNERDEAD;
 }
 
+/* A hold sample was opened on the call's object: its next unlock must be
+ * observed.  Relaxed: the word is read by this thread's own unlock (or,
+ * after a condvar wait gave the mutex away, by another holder's, which
+ * then only finds no sample to close). */
+static inline void hold_wanted(const struct ls_stats_call *k)
+{
+	if (k->unlock_want)
+		atomic_fetch_or_explicit(k->unlock_want, LS_UNLOCK_WANT_HOLD, memory_order_relaxed);
+}
+
 /* The acquisition of a call, read or not. */
 static inline void call_acquired(const struct ls_stats_call *k, uint64_t stamp)
 {
-	if (k->flags & LS_CALL_READ)
+	if (k->flags & LS_CALL_READ) {
 		read_acquired(k->t, k->slot, k->obj, stamp);
-	else
-		acquired(k->t, k->slot, holder_word(k->holder, k->slot), k->obj, k->site, stamp);
+		return;
+	}
+	acquired(k->t, k->slot, holder_word(k->holder, k->slot), k->obj, k->site, stamp);
+	if (stamp)
+		hold_wanted(k);
 }
 
 /* The record that keeps the lock's holder and the requests for its stack:
@@ -283,6 +296,7 @@ static inline __attribute__((always_inline)) void begin(struct ls_stats_call *k,
 	k->t = NULL;
 	k->obj = m->addr;
 	k->holder = m->slot;
+	k->unlock_want = m->unlock_want;
 	k->site = site;
 	k->flags = flags;
 	uint32_t s;
@@ -333,6 +347,11 @@ void ls_stats_lock_blocks(struct ls_stats_call *k)
 		if (!atomic_load_explicit(&r->want_holder_stack, memory_order_relaxed) &&
 		    !atomic_exchange_explicit(&r->want_holder_stack, 1, memory_order_relaxed))
 			atomic_fetch_add_explicit(&ls_stats_stacks_asked, 1, memory_order_relaxed);
+		/* Release: the request above is visible to the unlock that
+		 * clears this bit with an acquire (hooks.h). */
+		if (k->unlock_want)
+			atomic_fetch_or_explicit(k->unlock_want, LS_UNLOCK_WANT_STACK,
+			                         memory_order_release);
 	}
 	k->t0 = ls_stats_now();
 }
@@ -564,6 +583,7 @@ void ls_stats_wait_begin(struct ls_stats_call *k, const struct ls_stats_obj *c,
 		return;
 	k->obj = m->addr;
 	k->holder = m->slot;
+	k->unlock_want = m->unlock_want;
 	k->site = site;
 	k->slot = slot_of(c, site, true);
 	k->mslot = slot_of(m, site, true);
@@ -598,6 +618,9 @@ void ls_stats_wait_end(struct ls_stats_call *k, int e)
 		if (timed)
 			ls_stats_timing_add(&ls_stats_rec(k->slot)->wait, t1 - k->t0);
 	}
-	if (k->mslot && back)
+	if (k->mslot && back) {
 		acquired(t, k->mslot, holder_word(k->holder, k->mslot), k->obj, k->site, hold ? t1 : 0);
+		if (hold)
+			hold_wanted(k);
+	}
 }

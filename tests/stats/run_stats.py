@@ -235,6 +235,27 @@ def test_counting(backend, tmp):
            "ping_lock: 200 acquisitions taking turns, 199 owner changes")
 
 
+def test_unlock_word(backend, tmp):
+    """The mutex's unlock word (tests/preload/stats_unlockword.c): a hold
+    sample and a waiter's stack request mark it, the observed unlock clears
+    it and answers the request with the holder's stack; under glibc's
+    locks nothing writes it."""
+    tag = f"{backend}/summary"
+    path = os.path.join(tmp, "unlockword.json")
+    p = run("stats_unlockword", ["zero" if backend == "glibc" else "bits"],
+            env(backend, STATS="summary", STATS_SAMPLE=1, STATS_FILE=path, STATS_TOP=0))
+    if not report(p.returncode == 0 and "FAIL" not in p.stdout, f"{tag}: stats_unlockword runs",
+                  p.stdout[-400:] + p.stderr[-400:]):
+        return
+    doc = load(path)
+    if backend == "glibc" or doc["unwinder"] != "libunwind":
+        return
+    ev = by_name(doc)["word_lock"]["contention"]
+    report(any(e["holder_stack"] and stack_has(doc, e["holder_stack"], "holder_section") for e in ev),
+           f"{tag}: word_lock: the first round's request was answered with the holder's stack",
+           f"{ev[:2]}")
+
+
 def test_fork(backend, tmp):
     path = os.path.join(tmp, "fork.json")
     p = run("stats_fork", [], env(backend, STATS="full", STATS_FILE=path, STATS_TOP=0))
@@ -532,8 +553,8 @@ def main():
             except Exception as e:  # a crash in one case must not hide the others
                 report(False, f"rwlock {rw}", repr(e))
         for b in names:
-            for test in (test_counts, test_counting, test_fork, test_signal, test_unwind, test_others,
-                         test_fair):
+            for test in (test_counts, test_counting, test_unlock_word, test_fork, test_signal,
+                         test_unwind, test_others, test_fair):
                 d = tempfile.mkdtemp(dir=tmp)
                 try:
                     test(b, d)
