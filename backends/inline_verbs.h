@@ -60,9 +60,18 @@ static inline void ls_futex_inline_unlock_single(void *s)
 
 extern const struct ls_rwlock_ops ls_rwlock_backend_futex; /* rwlock_futex.c */
 
+/* The read try without its back-out: 0, EAGAIN, or LS_RW_RAISED_BLOCKED,
+ * after which the caller owes the back-out below (out of line: its
+ * possible wake of a writer is a call). */
 static inline int ls_rwlock_futex_inline_tryrd(void *s, unsigned flags)
 {
-	return ls_rwlock_tryrdlock(s, flags);
+	return ls_rwlock_tryrdlock_raise(s, flags);
+}
+
+static inline int ls_rwlock_futex_inline_backout(void *s)
+{
+	ls_rwlock_rdunlock(s);
+	return EBUSY;
 }
 
 static inline void ls_rwlock_futex_inline_unlock(void *s, unsigned flags)
@@ -70,9 +79,12 @@ static inline void ls_rwlock_futex_inline_unlock(void *s, unsigned flags)
 	ls_rwlock_unlock(s, flags);
 }
 
-/* X(id, table, tryrdlock, unlock): the rwlock backend's ops table and its
- * tryrdlock and unlock (either mode). */
+/* X(id, table, tryrd, backout, unlock): the rwlock backend's ops table;
+ * its read try, which answers 0, an errno value, or LS_RW_RAISED_BLOCKED
+ * (the caller then owes backout, which answers the errno value); and its
+ * unlock (either mode). */
 #define LS_INLINE_RWLOCK_BACKENDS(X)                                                       \
-	X(futex, ls_rwlock_backend_futex, ls_rwlock_futex_inline_tryrd, ls_rwlock_futex_inline_unlock)
+	X(futex, ls_rwlock_backend_futex, ls_rwlock_futex_inline_tryrd,                    \
+	  ls_rwlock_futex_inline_backout, ls_rwlock_futex_inline_unlock)
 
 #endif

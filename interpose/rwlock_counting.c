@@ -38,7 +38,13 @@
  * publishes the table that uses it. */
 static const struct ls_rwlock_ops *bound;
 
+/* `tryrd` answers 0, an errno value, or LS_RW_RAISED_BLOCKED, which
+ * `refused` (out of line: the back-out may call) turns into the errno
+ * value before the blocked protocol: every exit but the common one is a
+ * jump, so the verb keeps no frame.  The key is the address | type
+ * (quick.h); the rwlock is 8-aligned, so + is |, and one lea. */
 static inline __attribute__((always_inline)) int count_rdlock(int (*tryrd)(void *, unsigned),
+                                                              int (*refused)(void *, uintptr_t, int),
                                                               void *s, unsigned f,
                                                               uintptr_t site)
 {
@@ -46,9 +52,9 @@ static inline __attribute__((always_inline)) int count_rdlock(int (*tryrd)(void 
 		return ls_rwlock_counted_declined(s, site);
 	int e = tryrd(s, f);
 	if (UNLIKELY(e != 0))
-		return ls_rwlock_counted_blocked(s, site, e);
+		return refused(s, site, e);
 	struct ls_stats_count *r = ls_stats_quick_row(&ls_rw_of(s)->stats, 0,
-	                                              (uintptr_t)s | LS_STATS_QUICK_RWLOCK);
+	                                              (uintptr_t)s + LS_STATS_QUICK_RWLOCK);
 	if (UNLIKELY(!r))
 		return ls_rwlock_counted_after(s, site);
 	ls_stats_bump(&r->c[LS_C_ACQ]);
@@ -67,11 +73,19 @@ static inline __attribute__((always_inline)) void count_unlock(void (*unlock)(vo
 
 #define SITE() ((uintptr_t)__builtin_return_address(0))
 
-/* COUNTING_TABLE(id, TRYRD, UNLOCK) defines id##_counting over a
- * backend's tryrdlock and unlock; where these are inline functions the
- * read verb has no call in its common case, so no frame. */
-#define COUNTING_TABLE(id, TRYRD, UNLOCK)                                                        \
-	static int id##_count_rdlock(void *s, unsigned f) { return count_rdlock(TRYRD, s, f, SITE()); } \
+/* COUNTING_TABLE(id, TRYRD, BACKOUT, UNLOCK) defines id##_counting over a
+ * backend's read try (inline_verbs.h: LS_RW_RAISED_BLOCKED asks for
+ * BACKOUT), and unlock; where these are inline functions the read verb
+ * has no call in its common case, so no frame. */
+#define COUNTING_TABLE(id, TRYRD, BACKOUT, UNLOCK)                                               \
+	static __attribute__((noinline)) int id##_refused(void *s, uintptr_t site, int e)        \
+	{                                                                                        \
+		return ls_rwlock_counted_blocked(s, site, e == LS_RW_RAISED_BLOCKED ? BACKOUT(s) : e); \
+	}                                                                                        \
+	static int id##_count_rdlock(void *s, unsigned f)                                        \
+	{                                                                                        \
+		return count_rdlock(TRYRD, id##_refused, s, f, SITE());                          \
+	}                                                                                        \
 	static void id##_count_unlock(void *s, unsigned f) { count_unlock(UNLOCK, s, f); }      \
 	static const struct ls_rwlock_ops id##_counting = {                                        \
 		.name = "counting",                                                                 \
@@ -80,13 +94,15 @@ static inline __attribute__((always_inline)) void count_unlock(void (*unlock)(vo
 		.gate_only = true,                                                                  \
 	}
 
-/* Any backend: its verbs through the table bound at start-up. */
+/* Any backend: its verbs through the table bound at start-up (its try
+ * backs out itself: BACKOUT is never asked for). */
 static int any_tryrd(void *s, unsigned f) { return bound->tryrdlock(s, f); }
+static int any_backout(void *s) { return (void)s, EBUSY; }
 static void any_unlock(void *s, unsigned f) { bound->unlock(s, f); }
-COUNTING_TABLE(any, any_tryrd, any_unlock);
+COUNTING_TABLE(any, any_tryrd, any_backout, any_unlock);
 
 /* The backends whose verbs inline (backends/inline_verbs.h): a table each. */
-#define INLINE_TABLE(id, table, tryrd, unlock) COUNTING_TABLE(id, tryrd, unlock);
+#define INLINE_TABLE(id, table, tryrd, backout, unlock) COUNTING_TABLE(id, tryrd, backout, unlock);
 LS_INLINE_RWLOCK_BACKENDS(INLINE_TABLE)
 
 const struct ls_rwlock_ops *ls_rwlock_counting_table(const struct ls_rwlock_ops *b)

@@ -150,6 +150,27 @@ static inline void ls_rwlock_rdunlock(struct ls_rwlock *l)
 		ls_rwlock_hand_to_writer(l);
 }
 
+/* ls_rwlock_tryrdlock_raise's answer when it raised the reader count and
+ * found the lock blocked: the caller owes ls_rwlock_rdunlock, then has
+ * EBUSY.  Negative, so no errno value. */
+#define LS_RW_RAISED_BLOCKED (-1)
+
+/* The read try up to its back-out: 0 (a reader now), EAGAIN (the count
+ * would overflow), or LS_RW_RAISED_BLOCKED.  Without the back-out's
+ * possible call (ls_rwlock_hand_to_writer), a caller that only jumps on
+ * from here needs no frame (the statistics' counting table). */
+static inline int ls_rwlock_tryrdlock_raise(struct ls_rwlock *l, unsigned flags)
+{
+	/* relaxed: overflow needs 2^32 - 1 holders; the check is advisory
+	 * against a counter that would otherwise wrap into nothing. */
+	if (ls_rwlock_readers(atomic_load_explicit(&l->word, memory_order_relaxed)) ==
+	    LS_RW_READERS_MAX)
+		return EAGAIN;
+	/* acquire: pairs with the release (or seq_cst) RMW of the last unlock. */
+	uint64_t w = atomic_fetch_add_explicit(&l->word, LS_RW_READER, memory_order_acquire);
+	return ls_rwlock_rd_blocked(w, flags) ? LS_RW_RAISED_BLOCKED : 0;
+}
+
 /* 0, EBUSY (a writer holds it, or waits under PREFER_WRITER) or EAGAIN
  * (reader count would overflow).  Never blocks.
  * One fetch_add, not a CAS loop: readers arriving together never retry.
@@ -159,15 +180,9 @@ static inline void ls_rwlock_rdunlock(struct ls_rwlock *l)
  * wait a little longer. */
 static inline int ls_rwlock_tryrdlock(struct ls_rwlock *l, unsigned flags)
 {
-	/* relaxed: overflow needs 2^32 - 1 holders; the check is advisory
-	 * against a counter that would otherwise wrap into nothing. */
-	if (ls_rwlock_readers(atomic_load_explicit(&l->word, memory_order_relaxed)) ==
-	    LS_RW_READERS_MAX)
-		return EAGAIN;
-	/* acquire: pairs with the release (or seq_cst) RMW of the last unlock. */
-	uint64_t w = atomic_fetch_add_explicit(&l->word, LS_RW_READER, memory_order_acquire);
-	if (!ls_rwlock_rd_blocked(w, flags))
-		return 0;
+	int r = ls_rwlock_tryrdlock_raise(l, flags);
+	if (r != LS_RW_RAISED_BLOCKED)
+		return r;
 	ls_rwlock_rdunlock(l);
 	return EBUSY;
 }
