@@ -14,6 +14,11 @@
  *               record: the row's key must tell them apart) = 5
  *   ping_lock   two threads take turns (semaphores): 100 pairs each =
  *               200 acquisitions and 199 owner changes, none contended
+ *   crowd_lock  4 threads x 3000 pairs, a short spin inside, so many are
+ *               contended; each critical section notes whether its thread
+ *               differs from the previous holder: the program prints that
+ *               count ("crowd owner changes N"), which the statistics'
+ *               owner changes must equal, contended or not
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -28,6 +33,10 @@ static pthread_mutex_t hand_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t copy_src = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t copy_dst;
 static pthread_mutex_t ping_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t crowd_lock = PTHREAD_MUTEX_INITIALIZER;
+#define CROWD_THREADS 4
+#define CROWD_PAIRS 3000
+static long crowd_last = -1, crowd_changes, crowd_done; /* under crowd_lock */
 static sem_t go_worker, turn[2];
 static long n_done;
 static _Atomic int n_errors;
@@ -61,6 +70,24 @@ static void *ping_worker(void *arg)
 	return NULL;
 }
 
+static void *crowd_worker(void *arg)
+{
+	long me = (long)arg;
+	for (int i = 0; i < CROWD_PAIRS; i++) {
+		if (pthread_mutex_lock(&crowd_lock) != 0)
+			n_errors++;
+		if (crowd_last != -1 && crowd_last != me)
+			crowd_changes++;
+		crowd_last = me;
+		crowd_done++;
+		for (volatile int k = 0; k < 1000; k++)
+			;
+		if (pthread_mutex_unlock(&crowd_lock) != 0)
+			n_errors++;
+	}
+	return NULL;
+}
+
 int main(void)
 {
 	sem_init(&go_worker, 0, 0);
@@ -82,6 +109,14 @@ int main(void)
 		CHECK(pthread_create(&p[i], NULL, ping_worker, (void *)i) == 0, "ping_worker starts");
 	for (int i = 0; i < 2; i++)
 		pthread_join(p[i], NULL);
+
+	pthread_t c[CROWD_THREADS];
+	for (long i = 0; i < CROWD_THREADS; i++)
+		CHECK(pthread_create(&c[i], NULL, crowd_worker, (void *)i) == 0, "crowd_worker starts");
+	for (int i = 0; i < CROWD_THREADS; i++)
+		pthread_join(c[i], NULL);
+	CHECK_EQ(crowd_done, CROWD_THREADS * CROWD_PAIRS, "every crowd pair ran");
+	printf("crowd owner changes %ld\n", crowd_changes);
 	CHECK_EQ(n_errors, 0, "every lock and unlock returned 0");
 	/* Under the locks, or with one thread running at a time. */
 	CHECK_EQ(n_done, 3000 + 15 + 2 * PING_TURNS, "every pair ran");

@@ -233,6 +233,13 @@ def test_counting(backend, tmp):
     g = locks["ping_lock"]
     expect(tag, (g["acquisitions"], g["owner_changes"], g["contended"]), (200, 199, 0),
            "ping_lock: 200 acquisitions taking turns, 199 owner changes")
+    m = re.search(r"crowd owner changes (\d+)", p.stdout)
+    c = locks.get("crowd_lock")
+    if report(m is not None and c is not None, f"{tag}: crowd_lock reported, its changes printed",
+              p.stdout[-200:]):
+        expect(tag, (c["acquisitions"], c["owner_changes"]), (12000, int(m.group(1))),
+               f"crowd_lock: 12000 acquisitions ({c['contended']} contended), owner changes as the "
+               "program saw them")
 
 
 def test_unlock_word(backend, tmp):
