@@ -317,10 +317,6 @@ static __attribute__((noinline)) int observed_wanted_unlock(pthread_mutex_t *m,
 	struct ls_stats_obj o;
 	struct ls_stats_call k;
 	stats_obj(m, b, kind, &o);
-	/* Acquire: pairs with a waiter's release of LS_UNLOCK_WANT_STACK, so
-	 * ls_stats_unlock_begin sees the request made before it (hooks.h). */
-	if (o.unlock_want)
-		atomic_exchange_explicit(o.unlock_want, 0, memory_order_acquire);
 	ls_stats_unlock_begin(&k, &o, site);
 	int e = unlock_body(m, b, kind);
 	ls_stats_unlock_end(&k, e);

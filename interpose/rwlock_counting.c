@@ -6,7 +6,9 @@
  *
  * rdlock: if the statistics may count inline (stats/quick.h: the thread's
  * hold-sample countdown is not at its end, nor parked), try the backend's
- * tryrdlock; if that got the lock and the thread has counted this
+ * read (for an inlined backend without its back-out, which a refused try
+ * makes out of line: see count_rdlock); if that got the lock and the
+ * thread has counted this
  * rwlock's reads before, bump the thread's own read row and return.  A
  * read keeps no holder and no site (readers share the lock; the hooks
  * count them the same way).  The verb is reached by a jump from

@@ -94,8 +94,8 @@ struct ls_stats_obj {
 	_Atomic uint32_t *unlock_want; /* NULL, or the object's unlock word (a mutex
 	                           that lockswap serves: interpose/mutex_layout.h):
 	                           stats/ sets LS_UNLOCK_WANT_* there when this
-	                           object's next unlock must be observed; the
-	                           shim's observed unlock clears it */
+	                           object's next unlock must be observed, and
+	                           clears it in ls_stats_unlock_begin */
 	int32_t kind;           /* mutex: glibc's __kind (< 0 destroyed); condvar: flags word;
 	                           rwlock: __flags | LS_STATS_RW_PSHARED */
 	uint8_t type;           /* LS_REC_* */

@@ -513,6 +513,11 @@ void ls_stats_unlock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m
 {
 	struct ls_stats_thread *t = ls_stats_me;
 	k->t = NULL;
+	/* Clear the object's unlock word first.  Acquire: pairs with a
+	 * waiter's release of LS_UNLOCK_WANT_STACK (ls_stats_lock_blocks), so
+	 * stack_requested below sees the request made before it (hooks.h). */
+	if (m->unlock_want)
+		atomic_exchange_explicit(m->unlock_want, 0, memory_order_acquire);
 	if (!unlock_wanted())
 		return;
 	k->t = t;
