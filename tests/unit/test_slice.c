@@ -347,9 +347,10 @@ static void count_gaps(const void *r, int ev, uint32_t t, uint32_t ahead)
 		atomic_fetch_add(&gap_flushes, 1);
 }
 
-/* Keeps calling, `away` between calls, until its slice has ended (a
- * 20 ms slice: 4 x 5000 us of wall time; the head's watch period is as
- * long, so only an owner stalled for 20 ms could lose it to the head). */
+/* Keeps calling, `away` between calls, until its slice has ended (with a
+ * budget of B us, an owner that holds the lock for at most an eighth of the
+ * time ends its slice after B us of wall time; the head's watch period is
+ * 4 B, so only an owner stalled for that long could lose it to the head). */
 static void owner_until_slice_ends(void (*away)(void))
 {
 	for (int i = 0; i < 100000; i++) {
@@ -382,6 +383,43 @@ static void owner_then_waiter(void *(*owner)(void *), void *(*waiter)(void *))
 	join(o);
 }
 
+/* -- a hold is counted from the owner's clock read before its lock call,
+ * less what that call costs (so a thread with short critical sections is
+ * not charged its lock calls as hold): never below zero. */
+static void test_held(void **state)
+{
+	struct ls_slice_self s = { .acq = 1000, .entry = 40 };
+	assert_int_equal(ls_slice_held(&s, 1100), 60);
+	assert_int_equal(ls_slice_held(&s, 1040), 0);
+	assert_int_equal(ls_slice_held(&s, 1020), 0); /* shorter than a call */
+	assert_int_equal(ls_slice_held(&s, 900), 0);  /* a clock step back */
+}
+
+/* -- when a slice is spent (ls_slice_spent): at its hold budget, or, for
+ * an owner that holds the lock for at most an eighth of the slice's wall
+ * time, at the budget in wall time; never later than 4x the budget.
+ * Ticks given directly: the rule, not the clock. */
+static bool spent_after(uint64_t lasted, uint64_t hold)
+{
+	struct ls_slice_self s = { .start = 1000, .hold = hold, .budget = 100 };
+	return ls_slice_spent(&s, 1000 + lasted);
+}
+
+static void test_spent_rule(void **state)
+{
+	assert_false(spent_after(50, 1));    /* young, whatever the use */
+	assert_false(spent_after(99, 0));
+	assert_true(spent_after(60, 100));   /* the hold budget */
+	assert_true(spent_after(100, 12));   /* the budget's wall time, hold <= 1/8 */
+	assert_true(spent_after(100, 0));
+	assert_false(spent_after(100, 13));  /* hold > 1/8: goes on */
+	assert_false(spent_after(200, 30));
+	assert_true(spent_after(240, 30));   /* its use fell to 1/8 */
+	assert_false(spent_after(399, 50));  /* a busy owner: up to 4x */
+	assert_true(spent_after(400, 50));   /* 4x: at most */
+	assert_true(spent_after(100000, 99));
+}
+
 static void test_gap_probe(void **state)
 {
 	use("slice:futex", 5000, 1000);
@@ -404,7 +442,8 @@ static void test_gap_probe(void **state)
 
 /* -- ...but where no CPU is free for the work a slice forfeits, slices
  * still pay: the owner shares its CPU (pinned) with two busy threads, so
- * over its 20 ms slice it is preempted and gets about a third of the CPU;
+ * over its 20 ms slice (its budget: it holds the lock for almost none of
+ * it) it is preempted and gets about a third of the CPU;
  * its long gaps then do not end the slice: it is handed over, not
  * flushed. */
 static _Atomic int hogs_stop;
@@ -432,7 +471,8 @@ static void spin_us(long us)
 }
 /* Busy away from the lock, on a shared CPU: 32 of these (the probe) span
  * 16 ms of wall time, several of the scheduler's slices between three
- * runnable threads, so the owner is preempted before the probe. */
+ * runnable threads, so the owner is preempted before the probe, which
+ * then leaves the decision to the slice's end. */
 static void spin_500us(void)
 {
 	spin_us(500);
@@ -463,7 +503,7 @@ static void test_busy_machine(void **state)
 		print_message("skipped: needs 2 CPUs\n");
 		return;
 	}
-	use("slice:futex", 5000, 1000);
+	use("slice:futex", 20000, 1000);
 	reset();
 	atomic_store(&got, 0);
 	atomic_store(&gap_flushes, 0);
@@ -560,6 +600,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_wait_bound, restore),
 		cmocka_unit_test_teardown(test_timeout_abandon, restore),
 		cmocka_unit_test_teardown(test_owner_stops, restore),
+		cmocka_unit_test_teardown(test_held, restore),
+		cmocka_unit_test_teardown(test_spent_rule, restore),
 		cmocka_unit_test_teardown(test_gap_probe, restore),
 		cmocka_unit_test_teardown(test_busy_machine, restore),
 		cmocka_unit_test_teardown(test_unlock_to_wait, restore),
