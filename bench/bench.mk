@@ -25,3 +25,9 @@ all: $(B)/bench/uncontended
 $(B)/bench/uncontended: bench/uncontended.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -lpthread
+
+# a measurement-only probe of seat rotation (not a backend; docs/bench.md)
+all: $(B)/bench/seats
+$(B)/bench/seats: bench/probes/seats.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -o $@ $< -lpthread
