@@ -19,11 +19,13 @@
  *   (K = 0: no seats, the glibc mutex alone; built by `make all`)
  *
  * CS_WORK and NCS_WORK are PRNG steps as in mutexbench's --cs-work and
- * --ncs-work.  Prints one JSON line: throughput over SECONDS after a
- * 0.2 s warm-up, min_share (the least-served thread's operations over the
- * mean) and Jain's index, over that window.
+ * --ncs-work; SECONDS a whole number.  Prints one JSON line: throughput
+ * over SECONDS after a 0.2 s warm-up, min_share (the least-served thread's
+ * operations over the mean) and Jain's index, over that window, and rng
+ * (the critical section's result, so its work cannot be optimised away).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -59,6 +61,20 @@ static uint64_t rng_steps(uint64_t s, long n) /* xorshift64 */
 		s ^= s >> 27;
 	}
 	return s;
+}
+
+/* argv[i] as a whole number in lo..hi, or a one-line error and exit 2. */
+static long number(char **argv, int i, const char *name, long lo, long hi)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(argv[i], &end, 10);
+	if (errno || end == argv[i] || *end || v < lo || v > hi) {
+		fprintf(stderr, "seats: %s '%s': must be a whole number in %ld..%ld\n", name,
+		        argv[i], lo, hi);
+		exit(2);
+	}
+	return v;
 }
 
 static uint64_t now_ns(void)
@@ -123,16 +139,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: seats THREADS K SEAT_US CS_WORK NCS_WORK SECONDS\n");
 		return 2;
 	}
-	nthreads = atoi(argv[1]);
-	seats = atoi(argv[2]);
-	seat_ns = strtoull(argv[3], NULL, 10) * 1000u;
-	cs_work = atol(argv[4]);
-	ncs_work = atol(argv[5]);
-	double seconds = atof(argv[6]);
-	if (nthreads < 1 || nthreads > 4096 || seats < 0 || seconds <= 0) {
-		fprintf(stderr, "seats: THREADS 1..4096, K >= 0, SECONDS > 0\n");
-		return 2;
-	}
+	nthreads = (int)number(argv, 1, "THREADS", 1, 4096);
+	seats = (int)number(argv, 2, "K", 0, 4096);
+	seat_ns = (uint64_t)number(argv, 3, "SEAT_US", 0, 10000000) * 1000u;
+	cs_work = number(argv, 4, "CS_WORK", 0, 1L << 30);
+	ncs_work = number(argv, 5, "NCS_WORK", 0, 1L << 30);
+	double seconds = (double)number(argv, 6, "SECONDS", 1, 3600);
 	atomic_store(&grant, (uint32_t)seats);
 	struct worker *ws = aligned_alloc(64, sizeof *ws * (size_t)nthreads);
 	pthread_t *tid = malloc(sizeof *tid * (size_t)nthreads);

@@ -561,7 +561,11 @@ int ls_slice_acquire(struct ls_slice *r, const struct ls_lockable *in, void *inn
 			if (ls_slice_self.n != 0) {
 				ls_slice_owner_enter(); /* (timed lock) the owner came back */
 				ls_slice_owner_acquired(r);
-			} else { /* the slice's first acquisition: no gap to count */
+			} else {
+				/* The slice's first acquisition: no gap to count,
+				 * and its hold starts now, not at own(): waiting
+				 * for the inner lock (a thread let go may hold it)
+				 * is not holding. */
 				ls_slice_self.acq = ls_ticks();
 				owner_running(r);
 			}

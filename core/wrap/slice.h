@@ -312,19 +312,19 @@ static inline int ls_slice_timedlock(struct ls_slice *r, const struct ls_lockabl
 }
 
 /* The caller's slice is spent at `now`: it has held the lock for its
- * budget; or it has lasted LS_SLICE_WALL_FACTOR times that; or it has
- * lasted the budget in wall time while the owner held the lock for at
- * most 1/LS_SLICE_IDLE_FACTOR of it: the owner idles, it does not use
- * the lock it keeps from the others, so its waiters should not wait the
- * full wall limit for it.  Measured hold fractions of whole slices:
- * LevelDB's readers, whose locks sit off their critical path, under 5%;
+ * budget; or it has lasted its wall limit (LS_SLICE_WALL_FACTOR times
+ * that); or it has lasted the budget in wall time while the owner held
+ * the lock for at most 1/LS_SLICE_IDLE_FACTOR of it: the owner idles, it
+ * does not use the lock it keeps from the others, so its waiters should
+ * not wait the full wall limit for it.  Measured hold fractions of whole
+ * slices: LevelDB's readers, whose locks sit off their critical path, under 5%;
  * MutexBench's owners 25-40% (10-step sections, the owner's own lock and
  * unlock calls outside the hold) and 70% (100-step sections).  An eighth
  * keeps a factor of 2 from both. */
 static inline bool ls_slice_spent(const struct ls_slice_self *s, uint64_t now)
 {
 	uint64_t lasted = ls_ticks_since(s->start, now);
-	return s->hold >= s->budget || lasted >= s->budget * LS_SLICE_WALL_FACTOR ||
+	return s->hold >= s->budget || lasted >= s->wall ||
 	       (lasted >= s->budget && lasted >= s->hold * LS_SLICE_IDLE_FACTOR);
 }
 

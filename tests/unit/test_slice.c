@@ -401,7 +401,7 @@ static void test_held(void **state)
  * Ticks given directly: the rule, not the clock. */
 static bool spent_after(uint64_t lasted, uint64_t hold)
 {
-	struct ls_slice_self s = { .start = 1000, .hold = hold, .budget = 100 };
+	struct ls_slice_self s = { .start = 1000, .hold = hold, .budget = 100, .wall = 400 };
 	return ls_slice_spent(&s, 1000 + lasted);
 }
 
