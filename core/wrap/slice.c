@@ -124,13 +124,17 @@ static struct ls_cpu_use cpu_use(void)
 /* ---- slices ----------------------------------------------------------- */
 
 /* What an owner's lock call costs between its clock read and holding the
- * lock: the clock read's own latency and an uncontended atomic RMW, the
- * least of 64 tries, measured once.  The owner reads the clock before
- * its lock call (after it, the read waits for the RMW: 13% slower on a
- * 10-step section), so each hold is shortened by this much; otherwise,
- * with MutexBench's 10-step sections, the call counts about as much as
- * the section, and threads with short sections get less of the lock than
- * threads with long ones (0.77 of an equal hold share, not 0.8-1.25). */
+ * lock: an ordered clock read (ls_ticks_ordered) and an uncontended
+ * atomic RMW, the least of 64 tries, measured once.  Each timed hold is
+ * shortened by this much; otherwise, with MutexBench's 10-step sections,
+ * the call counts about as much as the section, and threads with short
+ * sections get less of the lock than threads with long ones (0.77 of an
+ * equal hold share, not 0.8-1.25).  The reads are ordered because a
+ * timed hold stands for the untimed ones around it: an unordered read
+ * times however much of the section the CPU got through out of order (a
+ * 10-step section measured 8 ticks, a 100-step one 388, against 52 and
+ * 474 ordered), and short sections, seeming idle, lost their slices
+ * (0.73 of an equal hold share). */
 static uint64_t entry_ticks(void)
 {
 	static _Atomic uint64_t measured; /* + 1; 0 = not yet */
@@ -140,10 +144,10 @@ static uint64_t entry_ticks(void)
 	_Atomic uint32_t word = 0;
 	e = UINT64_MAX;
 	for (int i = 0; i < 64; i++) {
-		uint64_t t0 = ls_ticks();
+		uint64_t t0 = ls_ticks_ordered();
 		uint32_t expect = 0;
 		atomic_compare_exchange_strong(&word, &expect, 1);
-		uint64_t t = ls_ticks_since(t0, ls_ticks());
+		uint64_t t = ls_ticks_since(t0, ls_ticks_ordered());
 		atomic_store_explicit(&word, 0, memory_order_relaxed);
 		if (t < e)
 			e = t;
@@ -162,13 +166,18 @@ static void own(struct ls_slice *r, uint32_t gen)
 	s->lock = r;
 	s->gen = gen;
 	s->n = 0;
+	s->gaps = 0;
 	s->near = 0;
+	s->skip = 0;
+	s->span = 0;
+	s->timed = false;
 	s->hold = 0;
 	s->budget = us * per_us;
 	s->wall = s->budget * LS_SLICE_WALL_FACTOR;
 	s->bar = atomic_load_explicit(&ls_slice_gap_ns, memory_order_relaxed) * per_us / 1000u;
 	s->entry = entry_ticks();
 	s->start = s->rel = s->acq = ls_ticks();
+	s->rng = (uint32_t)s->start | 1u; /* xorshift32: any state but 0 */
 	s->cpu0 = cpu_use();
 }
 
@@ -180,11 +189,12 @@ static void owner_running(struct ls_slice *r)
 	ls_slice_owner_acquired(r);
 }
 
-/* At least half of the owner's returns to the lock (the first
- * acquisition of a slice has no gap) came within the bar. */
+/* At least half of the owner's timed returns to the lock (the first
+ * acquisition of a slice has no gap, and only the probe's are timed) came
+ * within the bar. */
 static bool short_gaps(const struct ls_slice_self *s)
 {
-	return s->n <= 1 || 2 * s->near >= s->n - 1;
+	return s->gaps == 0 || 2 * s->near >= s->gaps;
 }
 
 /* Does the slice pay?  Yes with short gaps.  If not, the parallel work the
@@ -279,6 +289,8 @@ void ls_slice_unlock_to_wait(struct ls_slice *r, const struct ls_lockable *in, v
 		return;
 	}
 	uint64_t now = ls_slice_owner_release();
+	if (now == 0)
+		now = ls_ticks(); /* an untimed acquisition */
 	in->unlock(inner);
 	struct ls_wait_scope sc;
 	ls_wait_enter_quiet(&sc); /* as ls_slice_unlock_end */
@@ -566,7 +578,9 @@ int ls_slice_acquire(struct ls_slice *r, const struct ls_lockable *in, void *inn
 				 * and its hold starts now, not at own(): waiting
 				 * for the inner lock (a thread let go may hold it)
 				 * is not holding. */
-				ls_slice_self.acq = ls_ticks();
+				ls_slice_self.acq = ls_ticks_ordered();
+				ls_slice_self.span = 1;
+				ls_slice_self.timed = true;
 				owner_running(r);
 			}
 		} else if (ret != 0 && x.owner) {
@@ -583,8 +597,10 @@ int ls_slice_trylock(struct ls_slice *r, const struct ls_lockable *in, void *inn
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
 	if (ls_slice_mine(r, w)) {
 		ls_slice_owner_enter();
-		if (in->trylock(inner) != 0)
+		if (in->trylock(inner) != 0) {
+			ls_slice_self.span--; /* not an acquisition */
 			return EBUSY;
+		}
 		ls_slice_owner_acquired(r);
 		return 0;
 	}

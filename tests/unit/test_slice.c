@@ -395,6 +395,46 @@ static void test_held(void **state)
 	assert_int_equal(ls_slice_held(&s, 900), 0);  /* a clock step back */
 }
 
+/* -- which holds are timed (ls_slice_owner_enter/_release): every one of
+ * the probe's first LS_SLICE_PROBE_N, then about one in
+ * LS_SLICE_SAMPLE_EVERY at random places, each standing for the untimed
+ * ones since the last, so that every acquisition is accounted exactly
+ * once.  The owner's own record, driven directly (no lock). */
+static void test_sampled_holds(void **state)
+{
+	enum { N = 40000 };
+	struct ls_slice_self *s = &ls_slice_self;
+	*s = (struct ls_slice_self){ .rng = 12345, .rel = ls_ticks() };
+	uint64_t accounted = 0, timed = 0, longest = 0, since = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		ls_slice_owner_enter();
+		uint32_t span = s->span;
+		bool was_timed = s->timed;
+		uint64_t now = ls_slice_owner_release();
+		assert_int_equal(now != 0, was_timed);
+		since++;
+		if (i < LS_SLICE_PROBE_N)
+			assert_true(was_timed); /* the probe times every hold */
+		if (!was_timed)
+			continue;
+		accounted += span;
+		timed++;
+		if (i >= LS_SLICE_PROBE_N && since > longest)
+			longest = since;
+		since = 0;
+	}
+	assert_int_equal(accounted + s->span, N);
+	assert_int_equal(s->n, N);
+	assert_int_equal(s->gaps, LS_SLICE_PROBE_N); /* gaps: the probe's only */
+	assert_true(longest <= 2 * LS_SLICE_SAMPLE_EVERY - 1);
+	/* About one in LS_SLICE_SAMPLE_EVERY timed after the probe (a uniform
+	 * interval of 1..2 x that - 1): far from every hold, far from none. */
+	uint64_t after = timed - LS_SLICE_PROBE_N;
+	assert_true(after > (N - LS_SLICE_PROBE_N) / LS_SLICE_SAMPLE_EVERY * 9 / 10);
+	assert_true(after < (N - LS_SLICE_PROBE_N) / LS_SLICE_SAMPLE_EVERY * 11 / 10);
+	*s = (struct ls_slice_self){ 0 };
+}
+
 /* -- when a slice is spent (ls_slice_spent): at its hold budget, or, for
  * an owner that holds the lock for at most an eighth of the slice's wall
  * time, at the budget in wall time; never later than 4x the budget.
@@ -601,6 +641,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_timeout_abandon, restore),
 		cmocka_unit_test_teardown(test_owner_stops, restore),
 		cmocka_unit_test_teardown(test_held, restore),
+		cmocka_unit_test_teardown(test_sampled_holds, restore),
 		cmocka_unit_test_teardown(test_spent_rule, restore),
 		cmocka_unit_test_teardown(test_gap_probe, restore),
 		cmocka_unit_test_teardown(test_busy_machine, restore),
