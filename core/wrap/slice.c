@@ -175,6 +175,7 @@ static void own(struct ls_slice *r, uint32_t gen)
 	s->budget = us * per_us;
 	s->wall = s->budget * LS_SLICE_WALL_FACTOR;
 	s->bar = atomic_load_explicit(&ls_slice_gap_ns, memory_order_relaxed) * per_us / 1000u;
+	s->dense = LS_SLICE_DENSE_NS * per_us / 1000u;
 	s->entry = entry_ticks();
 	s->start = s->rel = s->acq = ls_ticks();
 	s->rng = (uint32_t)s->start | 1u; /* xorshift32: any state but 0 */

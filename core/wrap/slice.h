@@ -127,9 +127,10 @@
  *
  * Fairness: while a slice runs, arrivals queue FIFO and every slice end
  * serves the head, so a waiter with q tickets ahead is served within
- * q+1 slices, each at most 4 x LOCKSWAP_SLICE_US of wall time (plus wake
- * latency): the wait bound.  Outside slices (open, quiet) the inner
- * lock's fairness applies.
+ * q+1 slices, each at most 4 x LOCKSWAP_SLICE_US of wall time (plus at
+ * most 2 x LS_SLICE_SAMPLE_EVERY - 1 untimed acquisitions of under
+ * LS_SLICE_DENSE_NS each, and wake latency): the wait bound.  Outside
+ * slices (open, quiet) the inner lock's fairness applies.
  *
  * Memory order: the word protects no data (the inner lock does): its
  * RMWs are relaxed except the waiting array's pair (core/runtime/twa.h): every
@@ -172,7 +173,8 @@
 #define LS_SLICE_IDLE_FACTOR 8u   /* an owner holding <= 1/8 of its slice idles */
 #define LS_SLICE_WATCH_FACTOR 4u  /* head watch period = factor x budget */
 #define LS_SLICE_QUIET_UNITS 64u  /* quiet period, units of 2^20 ns */
-#define LS_SLICE_SAMPLE_EVERY 16u /* after the probe, one hold in ~16 is timed */
+#define LS_SLICE_SAMPLE_EVERY 16u /* after the probe, one hold in ~16 is timed... */
+#define LS_SLICE_DENSE_NS 1000u   /* ...while acquisitions come more often than this */
 
 /* Option targets (backends/tunables.def). */
 extern _Atomic unsigned ls_slice_us;     /* LOCKSWAP_SLICE_US: hold budget */
@@ -203,6 +205,7 @@ struct ls_slice_self {
 	uint64_t budget;             /* ticks of hold the slice may use */
 	uint64_t wall;               /* ticks the slice may last */
 	uint64_t bar;                /* LOCKSWAP_SLICE_GAP_NS in ticks */
+	uint64_t dense;              /* LS_SLICE_DENSE_NS in ticks */
 	uint64_t entry;              /* ticks of a lock call, not counted as hold */
 	struct ls_cpu_use {
 		uint64_t cpu_us;     /* CPU time, user + system */
@@ -378,7 +381,13 @@ static inline uint32_t ls_slice_next_skip(struct ls_slice_self *s)
 
 /* The owner releases.  A timed acquisition: account its hold, for itself
  * and the untimed acquisitions it stands for, and return now.  Untimed:
- * return 0 (no clock read; the next timed hold accounts for this one). */
+ * return 0 (no clock read; the next timed hold accounts for this one).
+ * Budgets and limits are checked at timed releases only, so holds are
+ * sampled only while the owner's acquisitions come more often than
+ * LS_SLICE_DENSE_NS on average since the last timed release (where two
+ * clock reads cost a few percent at most, each is timed): a slice then
+ * overruns its budget or wall limit by at most 2 x LS_SLICE_SAMPLE_EVERY
+ * - 1 acquisitions of about that length, ~31 us, not 31 long holds. */
 static inline uint64_t ls_slice_owner_release(void)
 {
 	struct ls_slice_self *s = &ls_slice_self;
@@ -386,12 +395,13 @@ static inline uint64_t ls_slice_owner_release(void)
 	if (!s->timed)
 		return 0;
 	uint64_t now = ls_ticks_ordered();
+	bool dense = ls_ticks_since(s->rel, now) < s->span * s->dense;
 	s->hold += ls_slice_held(s, now) * s->span;
 	s->span = 0;
 	s->rel = now;
 	s->timed = false;
 	if (s->n >= LS_SLICE_PROBE_N)
-		s->skip = ls_slice_next_skip(s);
+		s->skip = dense ? ls_slice_next_skip(s) : 0;
 	return now;
 }
 

@@ -396,17 +396,24 @@ static void test_held(void **state)
 }
 
 /* -- which holds are timed (ls_slice_owner_enter/_release): every one of
- * the probe's first LS_SLICE_PROBE_N, then about one in
- * LS_SLICE_SAMPLE_EVERY at random places, each standing for the untimed
- * ones since the last, so that every acquisition is accounted exactly
- * once.  The owner's own record, driven directly (no lock). */
-static void test_sampled_holds(void **state)
+ * the probe's first LS_SLICE_PROBE_N, then, while acquisitions come more
+ * often than `dense` ticks, about one in LS_SLICE_SAMPLE_EVERY at random
+ * places, each standing for the untimed ones since the last, so that
+ * every acquisition is accounted exactly once; where they come less
+ * often, every one.  The owner's own record, driven directly (no lock);
+ * `dense` given, so the outcome does not depend on the machine's speed. */
+struct timed_count {
+	uint64_t timed;   /* timed acquisitions after the probe */
+	uint64_t longest; /* most acquisitions from one timed one to the next */
+};
+
+static struct timed_count drive_owner(uint32_t n, uint64_t dense)
 {
-	enum { N = 40000 };
 	struct ls_slice_self *s = &ls_slice_self;
-	*s = (struct ls_slice_self){ .rng = 12345, .rel = ls_ticks() };
-	uint64_t accounted = 0, timed = 0, longest = 0, since = 0;
-	for (uint32_t i = 0; i < N; i++) {
+	*s = (struct ls_slice_self){ .rng = 12345, .rel = ls_ticks(), .dense = dense };
+	struct timed_count c = { 0, 0 };
+	uint64_t accounted = 0, since = 0;
+	for (uint32_t i = 0; i < n; i++) {
 		ls_slice_owner_enter();
 		uint32_t span = s->span;
 		bool was_timed = s->timed;
@@ -418,21 +425,34 @@ static void test_sampled_holds(void **state)
 		if (!was_timed)
 			continue;
 		accounted += span;
-		timed++;
-		if (i >= LS_SLICE_PROBE_N && since > longest)
-			longest = since;
+		if (i >= LS_SLICE_PROBE_N) {
+			c.timed++;
+			if (since > c.longest)
+				c.longest = since;
+		}
 		since = 0;
 	}
-	assert_int_equal(accounted + s->span, N);
-	assert_int_equal(s->n, N);
+	assert_int_equal(accounted + s->span, n);
+	assert_int_equal(s->n, n);
 	assert_int_equal(s->gaps, LS_SLICE_PROBE_N); /* gaps: the probe's only */
-	assert_true(longest <= 2 * LS_SLICE_SAMPLE_EVERY - 1);
-	/* About one in LS_SLICE_SAMPLE_EVERY timed after the probe (a uniform
-	 * interval of 1..2 x that - 1): far from every hold, far from none. */
-	uint64_t after = timed - LS_SLICE_PROBE_N;
-	assert_true(after > (N - LS_SLICE_PROBE_N) / LS_SLICE_SAMPLE_EVERY * 9 / 10);
-	assert_true(after < (N - LS_SLICE_PROBE_N) / LS_SLICE_SAMPLE_EVERY * 11 / 10);
 	*s = (struct ls_slice_self){ 0 };
+	return c;
+}
+
+static void test_sampled_holds(void **state)
+{
+	enum { N = 40000, AFTER = N - LS_SLICE_PROBE_N };
+	/* Dense (any acquisition rate counts as frequent): sampled.  About
+	 * one in LS_SLICE_SAMPLE_EVERY (a uniform interval of 1..2 x that -
+	 * 1): far from every hold, far from none. */
+	struct timed_count c = drive_owner(N, 1ull << 40);
+	assert_true(c.longest <= 2 * LS_SLICE_SAMPLE_EVERY - 1);
+	assert_true(c.timed > AFTER / LS_SLICE_SAMPLE_EVERY * 9 / 10);
+	assert_true(c.timed < AFTER / LS_SLICE_SAMPLE_EVERY * 11 / 10);
+	/* Sparse (no rate counts as frequent): every hold timed. */
+	c = drive_owner(N, 0);
+	assert_int_equal(c.timed, AFTER);
+	assert_int_equal(c.longest, 1);
 }
 
 /* -- when a slice is spent (ls_slice_spent): at its hold budget, or, for
