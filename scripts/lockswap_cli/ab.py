@@ -30,7 +30,8 @@ def add_arguments(parser):
     parser.add_argument("-b", "--backend", dest="backends", action="append", default=[],
                         metavar="NAME[,VAR=VALUE...]",
                         help="a backend to compare (repeat; the first is the baseline); "
-                             "VAR=VALUE pairs give this one its own options, e.g. futex,SPIN=0")
+                             "VAR=VALUE pairs give this one its own options, e.g. futex,SPIN=0; "
+                             "LIB=PATH runs it under that build of liblockswap.so")
     parser.add_argument("-r", "--rwlock", dest="rwlocks", action="append", default=[],
                         metavar="NAME[,VAR=VALUE...]",
                         help="an rwlock backend to compare (LOCKSWAP_RWLOCK; repeat); with -b, "

@@ -192,5 +192,6 @@ def dotted_keys(obj, prefix=""):
 
 
 def environments(lib_path, variants):
-    """label -> environment of the program for each checked backend."""
-    return {v.label: child_env(lib_path, v.values) for v in variants}
+    """label -> environment of the program for each checked backend (under
+    its own LIB= build where it names one)."""
+    return {v.label: child_env(v.lib_path or lib_path, v.values) for v in variants}

@@ -161,9 +161,13 @@ class Library:
         return index, text
 
 
-def open_library(args):
-    """The Library for parsed args (args.lib, args.script), loaded once."""
-    path = find(getattr(args, "lib", None), getattr(args, "script", None))
+def load(path):
+    """The Library at path (absolute), loaded once."""
     if path not in _loaded:
         _loaded[path] = Library(path)
     return _loaded[path]
+
+
+def open_library(args):
+    """The Library for parsed args (args.lib, args.script), loaded once."""
+    return load(find(getattr(args, "lib", None), getattr(args, "script", None)))

@@ -7,7 +7,7 @@ import platform
 import random
 import shlex
 
-from . import campaign, metrics, output, settings
+from . import campaign, library, metrics, output, settings
 from .errors import UsageError
 from .library import open_library
 from .progress import Progress
@@ -196,7 +196,14 @@ class Measurement:
                 "warmup_rounds": self.args.warmup, "timeout": self.args.timeout,
                 "started": self.started, "host": platform.node(), "cpus": os.cpu_count(),
                 "load_average": list(self.load) if self.load else None,
-                "backends": [{"label": v.label, "settings": v.values} for v in self.variants]}
+                "backends": [self.backend_json(v) for v in self.variants]}
+
+    def backend_json(self, v):
+        out = {"label": v.label, "settings": v.values}
+        if v.lib_path:
+            out["library"] = v.lib_path
+            out["lockswap"] = library.load(v.lib_path).version
+        return out
 
     def context_md(self):
         c = self.context()
@@ -207,7 +214,9 @@ class Measurement:
             f"- metric: {self.metric.describe()}",
             f"- rounds: {c['rounds']} measured, {c['warmup_rounds']} warm-up; seed {c['seed']}",
             f"- started {c['started']} on {c['host']} ({c['cpus']} CPUs); load average {load}",
-            f"- library: {c['library']} (lockswap {c['lockswap']})"])
+            f"- library: {c['library']} (lockswap {c['lockswap']})"] +
+            [f"- library of `{b['label']}`: {b['library']} (lockswap {b['lockswap']})"
+             for b in c["backends"] if "library" in b])
 
     def to_json(self, runs, extra):
         return {**self.context(), **extra, "runs": [r.to_json() for r in runs]}

@@ -6,14 +6,19 @@ all of them are checked before anything runs.  Settings come from, later
 winning: LOCKSWAP_* variables the CLI inherited, --set NAME=VALUE, the
 dedicated flags (--spin, --bypass, --stats, --verbose), and the backends
 (-b NAME for LOCKSWAP_BACKEND, -r NAME for LOCKSWAP_RWLOCK, each also as
-NAME,VAR=VALUE,... for a variant with its own settings).
+NAME,VAR=VALUE,... for a variant with its own settings).  A variant may also
+name its own build of the library, NAME,LIB=PATH (ab and sweep: two builds
+A/B-tested in the same interleaved rounds); its settings are then checked
+by that build.
 """
 import os
 import shutil
 
-from . import preloadable
+from . import library, preloadable
 from .errors import UsageError
 from .library import PREFIX
+
+LIB_KEY = "LIB"  # NAME,LIB=PATH: the variant's own liblockswap.so, not an option
 
 # Dedicated flags: (flag, option NAME, metavar, help).  Options the library
 # gains later need no flag: --set covers them.
@@ -70,29 +75,48 @@ def common_settings(args, inherited):
 
 class Variant:
     """One -b (mutex backend) or -r (rwlock backend) argument: a label (as
-    typed) and its own settings."""
+    typed), its own settings, and the library build it runs under (lib_path;
+    None: the one the CLI found or --lib gave)."""
 
     def __init__(self, text, flag="-b", var="BACKEND"):
         parts = text.split(",")
         self.label = text
         self.backend = parts[0].strip()
+        self.lib_path = None
         if not self.backend:
             raise UsageError(f"{flag} {text!r}: no backend name")
         self.settings = {PREFIX + var: (self.backend, f"{flag} {text}")}
         for part in parts[1:]:
+            name, eq, value = part.partition("=")
+            if eq and name.strip().upper() == LIB_KEY:
+                self.lib_path = variant_library(value, f"{flag} {text}")
+                continue
             var_, value = parse_assignment(part, f"{flag} {text}:")
             self.settings[var_] = (value, f"{flag} {text}")
 
     def combined(self, rw):
         """This mutex variant with rwlock variant rw: label "B/R"."""
+        if self.lib_path and rw.lib_path and self.lib_path != rw.lib_path:
+            raise UsageError(f"-b {self.label} and -r {rw.label} name different LIB= builds; "
+                             "give LIB= on one side only")
         v = Variant.__new__(Variant)
         v.label = f"{self.label}/{rw.label}"
         v.backend = self.backend
+        v.lib_path = self.lib_path or rw.lib_path
         v.settings = {**self.settings, **rw.settings}
         return v
 
     def __repr__(self):
         return f"Variant({self.label!r})"
+
+
+def variant_library(path, where):
+    """The absolute path of a variant's LIB=PATH, which must be a file."""
+    if not path.strip():
+        raise UsageError(f"{where}: LIB= needs the path of a liblockswap.so")
+    if not os.path.isfile(path):
+        raise UsageError(f"{where}: LIB={path}: no such file")
+    return os.path.abspath(path)
 
 
 def parse_variants(texts, rwlock_texts=()):
@@ -133,8 +157,9 @@ def check_variants(lib, args, variants):
             any(PREFIX + "RWLOCK" in v.settings for v in variants):
         raise UsageError("choose rwlock backends with -r, not --set RWLOCK=... as well")
     for v in variants:
-        v.values = check(lib, {**common, **v.settings})
-        name_inner(lib, v)
+        own = library.load(v.lib_path) if v.lib_path else lib
+        v.values = check(own, {**common, **v.settings})
+        name_inner(own, v)
     labels = [v.label for v in variants]
     dup = sorted({l for l in labels if labels.count(l) > 1})
     if dup:

@@ -8,6 +8,7 @@ apart).  Controlled by FAKE_* variables (never LOCKSWAP_*):
   FAKE_FAIL=name     exit 3 with a message on stderr when the backend is name
   FAKE_NOKEY=name    leave throughput out when the backend is name
   FAKE_TEXT=1        print "ops/s: <value>" instead of JSON
+  FAKE_PRELOAD_LOG=path  append "<backend> <first LD_PRELOAD entry>" for each run
 """
 import json
 import os
@@ -22,6 +23,10 @@ if log:
             count = sum(1 for _ in f)
     with open(log, "a") as f:
         f.write(" ".join([backend] + sys.argv[1:]) + "\n")
+preload_log = os.environ.get("FAKE_PRELOAD_LOG")
+if preload_log:
+    with open(preload_log, "a") as f:
+        f.write(f"{backend} {os.environ.get('LD_PRELOAD', '').split(':')[0]}\n")
 if os.environ.get("FAKE_FAIL") == backend:
     print("fake_bench: first line of trouble", file=sys.stderr)
     print(f"fake_bench: {backend} failed on purpose", file=sys.stderr)

@@ -2,11 +2,12 @@
 import csv
 import json
 import os
+import shutil
 import sys
 import tempfile
 import unittest
 
-from helpers import FAKE, clean_env, lockswap
+from helpers import FAKE, LIB, CliAssertions, clean_env, lockswap
 
 AB = ["ab", "-b", "glibc", "-b", "futex", "--json-key", "throughput", "--seed", "11", "-q"]
 
@@ -130,6 +131,64 @@ class OtherMetrics(unittest.TestCase):
                      "--", "true")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("wall-clock seconds (lower is better)", p.stdout)
+
+
+class PerBackendLibrary(unittest.TestCase, CliAssertions):
+    """-b NAME,LIB=PATH: that backend's runs preload that build of the
+    library (two builds A/B-tested in the same interleaved rounds), and the
+    files say which build each backend ran under."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.other = os.path.join(cls.tmp.name, "other", "liblockswap.so")
+        os.makedirs(os.path.dirname(cls.other))
+        shutil.copy(LIB, cls.other)
+        cls.log = os.path.join(cls.tmp.name, "preloads")
+        cls.prefix = os.path.join(cls.tmp.name, "out", "ab")
+        cls.p = lockswap("ab", "-b", "futex", "-b", "futex,LIB=" + cls.other, "-b", "glibc",
+                         "--json-key", "throughput", "--runs", "2", "--warmup", "0", "-q",
+                         "--out", cls.prefix, "--", FAKE,
+                         env=clean_env(FAKE_PRELOAD_LOG=cls.log))
+        with open(cls.log) as f:
+            cls.preloads = [line.split() for line in f]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_succeeds(self):
+        self.assertEqual(self.p.returncode, 0, self.p.stderr)
+
+    def test_each_run_preloads_its_build(self):
+        # Both futex variants log backend "futex"; 2 rounds of each.
+        libs = sorted(lib for backend, lib in self.preloads if backend == "futex")
+        self.assertEqual(libs, sorted([os.path.realpath(LIB)] * 2 + [self.other] * 2))
+        self.assertTrue(all(lib == os.path.realpath(LIB)
+                            for backend, lib in self.preloads if backend == "glibc"))
+
+    def test_files_name_the_build(self):
+        with open(self.prefix + ".json") as f:
+            result = json.load(f)
+        own = {b["label"]: b.get("library") for b in result["backends"]}
+        self.assertEqual(own, {"futex": None, "futex,LIB=" + self.other: self.other,
+                               "glibc": None})
+        with open(self.prefix + ".md") as f:
+            self.assertIn(f"library of `futex,LIB={self.other}`: {self.other}", f.read())
+
+    def test_missing_build(self):
+        p = lockswap("ab", "-b", "futex", "-b", "futex,LIB=/nonexistent/liblockswap.so",
+                     "--", FAKE)
+        self.assertUsageError(p, "LIB=/nonexistent/liblockswap.so: no such file")
+
+    def test_not_a_build(self):
+        p = lockswap("ab", "-b", "futex", "-b", "futex,LIB=" + FAKE, "--", FAKE)
+        self.assertUsageError(p, "not a usable lockswap library")
+
+    def test_empty_path(self):
+        p = lockswap("sweep", "-b", "futex", "-b", "futex,LIB=", "--threads", "1", "--",
+                     FAKE, "--threads", "{threads}")
+        self.assertUsageError(p, "LIB= needs the path")
 
 
 if __name__ == "__main__":
