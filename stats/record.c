@@ -186,9 +186,10 @@ static inline __attribute__((always_inline)) void acquired(struct ls_stats_threa
  * what costs: inside the critical section, on the mutex's line, which
  * the waiters still spinning or waking on the lock word beside it have
  * taken away; a store waits in the store buffer instead of stalling the
- * section.  MutexBench at 2 threads on 2 CPUs: summary 0.56x -> 0.67x of
- * statistics off (docs/stats.md).  Not for rwlock writes: a writer
- * blocked by readers may have been the last writer itself. */
+ * section.  MutexBench at 2 threads on 2 CPUs: summary 0.61x -> 0.66x of
+ * statistics off (21 interleaved rounds; docs/stats.md).  Not for rwlock
+ * writes: a writer blocked by readers may have been the last writer
+ * itself. */
 static inline __attribute__((always_inline)) void acquired_after_holder(
         struct ls_stats_thread *t, uint32_t slot, _Atomic uint32_t *holder, void *obj,
         uintptr_t site, uint64_t stamp)
