@@ -121,7 +121,7 @@ enum {
 	LS_CALL_TIMED = 8,   /* this contended wait or condvar wait is timed */
 	LS_CALL_READ = 16,   /* an rwlock read: shared, so no holder is recorded */
 	LS_CALL_MUTEX = 32,  /* a mutex (not an rwlock write) */
-	LS_CALL_HELD = 64,   /* blocked on a mutex whose holder word named a thread */
+	LS_CALL_HELD = 64,   /* blocked on a mutex whose holder word named another thread */
 };
 struct ls_stats_call {
 	struct ls_stats_thread *t; /* NULL: this call is not recorded */

@@ -178,11 +178,14 @@ static inline __attribute__((always_inline)) void acquired(struct ls_stats_threa
 }
 
 /* acquired() for a mutex acquisition that waited while the holder word
- * already named a thread: that was an owner change (the thread that held
- * the mutex when this one blocked was not this one, and whoever held it
- * last is not this one either, since it was waiting), and the word, which
- * is never cleared while the mutex is in use, is not 0, so the count is
- * the one acquired() would make, without loading the word.  The load is
+ * named another thread: that was an owner change (the word changes only
+ * to the serials of threads that acquire, and this one did not while it
+ * waited, so it names another thread still, never 0 and never this one),
+ * so the count is the one acquired() would make, without loading the
+ * word.  The check before the wait is needed: a try can fail with the
+ * lock free (a capacitor's full platoon), right after this thread's own
+ * release, and the statistics tests caught the owner change that
+ * counting every blocked acquisition then invents.  The load is
  * what costs: inside the critical section, on the mutex's line, which
  * the waiters still spinning or waking on the lock word beside it have
  * taken away; a store waits in the store buffer instead of stalling the
@@ -361,9 +364,11 @@ void ls_stats_lock_blocks(struct ls_stats_call *k)
 	k->flags |= LS_CALL_BLOCKED;
 	/* Before the wait, outside any critical section: see
 	 * acquired_after_holder. */
-	if ((k->flags & LS_CALL_MUTEX) &&
-	    atomic_load_explicit(holder_word(k->holder, k->slot), memory_order_relaxed) != 0)
-		k->flags |= LS_CALL_HELD;
+	if (k->flags & LS_CALL_MUTEX) {
+		uint32_t h = atomic_load_explicit(holder_word(k->holder, k->slot), memory_order_relaxed);
+		if (h != 0 && h != t->serial)
+			k->flags |= LS_CALL_HELD;
+	}
 	k->wstack = 0;
 	k->w0 = ls_stats_ticks();
 	if (LIKELY(--t->wait_left != 0))
