@@ -273,6 +273,14 @@ static inline int unlock_body(pthread_mutex_t *m, const struct ls_lock_ops *b, i
 	return kind_unlock(m, b, kind);
 }
 
+/* After a failed try: the mutex is held right now, by another thread (a
+ * try can also fail with the lock free: a capacitor's full platoon).
+ * Only for mutexes lockswap serves; glibc's own: cannot tell (false). */
+static inline bool held_now(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
+{
+	return !served_by_glibc(b, kind) && b->is_locked(ls_mutex_of(m)->lock);
+}
+
 /* Lock, timedlock, clocklock: try first (an uncontended acquisition), then
  * block (a contended one), as the hooks count them. */
 static INLINE int observed_lock(pthread_mutex_t *m, const struct ls_lock_ops *b, uintptr_t site,
@@ -288,7 +296,7 @@ static INLINE int observed_lock(pthread_mutex_t *m, const struct ls_lock_ops *b,
 	ls_stats_lock_begin(&k, &o, site, false);
 	int e = try_body(m, b, kind);
 	if (e == EBUSY) {
-		ls_stats_lock_blocks(&k);
+		ls_stats_lock_blocks(&k, held_now(m, b, kind));
 		e = w->abstime ? timed(m, w->clock, w->abstime, w->is_clocklock) : kind_lock(m, b, kind);
 	}
 	ls_hold_due = ls_stats_lock_end(&k, e);
@@ -360,7 +368,7 @@ static __attribute__((noinline)) int observed_blocking_lock(pthread_mutex_t *m,
 	struct ls_stats_call k;
 	stats_obj(m, b, kind, &o);
 	ls_stats_lock_begin(&k, &o, site, false);
-	ls_stats_lock_blocks(&k);
+	ls_stats_lock_blocks(&k, held_now(m, b, kind));
 	int e = kind_lock(m, b, kind);
 	ls_hold_due = ls_stats_lock_end(&k, e);
 	return e;

@@ -242,7 +242,7 @@ static INLINE int observed_lock(pthread_rwlock_t *l, const struct ls_rwlock_ops 
 	ls_stats_rw_begin(&k, &o, site, write, false);
 	e = try_body(l, b, write);
 	if (e == EBUSY) {
-		ls_stats_lock_blocks(&k);
+		ls_stats_lock_blocks(&k, false);
 		e = block_body(l, b, d, write);
 	}
 	ls_hold_due = ls_stats_lock_end(&k, e);
@@ -270,7 +270,7 @@ static __attribute__((noinline)) int observed_blocking_lock(pthread_rwlock_t *l,
 	struct ls_stats_call k;
 	stats_obj(l, b, &o);
 	ls_stats_rw_begin(&k, &o, site, write, false);
-	ls_stats_lock_blocks(&k);
+	ls_stats_lock_blocks(&k, false);
 	int e = block_body(l, b, &no_deadline, write);
 	ls_hold_due = ls_stats_lock_end(&k, e);
 	return e;

@@ -140,7 +140,9 @@ struct ls_stats_call {
  *   begin -> [first try found it held: blocks -> blocking call] -> end(result). */
 void ls_stats_lock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site,
                          bool trylock);
-void ls_stats_lock_blocks(struct ls_stats_call *k);
+/* held: the caller saw the object's lock held (by another thread) after
+ * its try failed; false when it cannot tell. */
+void ls_stats_lock_blocks(struct ls_stats_call *k, bool held);
 bool ls_stats_lock_end(struct ls_stats_call *k, int result); /* -> as ls_stats_locked */
 
 /* A lock (not trylock) that the shim's first try got: count it, in one

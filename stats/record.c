@@ -178,19 +178,21 @@ static inline __attribute__((always_inline)) void acquired(struct ls_stats_threa
 }
 
 /* acquired() for a mutex acquisition that waited while the holder word
- * named another thread: that was an owner change (the word changes only
- * to the serials of threads that acquire, and this one did not while it
- * waited, so it names another thread still, never 0 and never this one),
- * so the count is the one acquired() would make, without loading the
- * word.  The check before the wait is needed: a try can fail with the
- * lock free (a capacitor's full platoon), right after this thread's own
- * release, and the statistics tests caught the owner change that
- * counting every blocked acquisition then invents.  The load is
+ * was not 0 and named another thread, or while another thread held the
+ * mutex (it records itself in the word before its release): that was an
+ * owner change (the word changes only to the serials of threads that
+ * acquire, and this one did not while it waited, so at the acquisition
+ * it names another thread, never 0 and never this one), so the count is
+ * the one acquired() would make, without loading the word.  The check
+ * before the wait is needed: a try can fail with the lock free (a
+ * capacitor's full platoon) right after this thread's own release, and
+ * the statistics tests caught the owner change that counting every
+ * blocked acquisition then invents.  The load is
  * what costs: inside the critical section, on the mutex's line, which
  * the waiters still spinning or waking on the lock word beside it have
  * taken away; a store waits in the store buffer instead of stalling the
- * section.  MutexBench at 2 threads on 2 CPUs: summary 0.61x -> 0.66x of
- * statistics off (21 interleaved rounds; docs/stats.md).  Not for rwlock
+ * section.  MutexBench at 2 threads on 2 CPUs, summary mode: 1.06x
+ * [1.01, 1.09] of the build before (21 interleaved rounds; docs/stats.md).  Not for rwlock
  * writes: a writer blocked by readers may have been the last writer
  * itself. */
 static inline __attribute__((always_inline)) void acquired_after_holder(
@@ -356,7 +358,7 @@ void ls_stats_rw_begin(struct ls_stats_call *k, const struct ls_stats_obj *l, ui
 
 /* 1 contended wait in N is timed; 1 timed wait in LS_STATS_STACK_FACTOR
  * also captures the waiter's stack and asks a holder for its own. */
-void ls_stats_lock_blocks(struct ls_stats_call *k)
+void ls_stats_lock_blocks(struct ls_stats_call *k, bool held)
 {
 	struct ls_stats_thread *t = k->t;
 	if (!t)
@@ -366,7 +368,7 @@ void ls_stats_lock_blocks(struct ls_stats_call *k)
 	 * acquired_after_holder. */
 	if (k->flags & LS_CALL_MUTEX) {
 		uint32_t h = atomic_load_explicit(holder_word(k->holder, k->slot), memory_order_relaxed);
-		if (h != 0 && h != t->serial)
+		if (h != 0 && (h != t->serial || held))
 			k->flags |= LS_CALL_HELD;
 	}
 	k->wstack = 0;
