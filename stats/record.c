@@ -159,53 +159,54 @@ static inline _Atomic uint32_t *holder_word(_Atomic uint32_t *slotword, uint32_t
  * `stamp` != 0 opens a hold sample starting then.  Inside the critical
  * section this writes the thread's own row (counter and site) and, when
  * the holder changes, the holder word on the object's own line: nothing
- * another thread reads on its uncontended path. */
-static inline __attribute__((always_inline)) void acquired(struct ls_stats_thread *t, uint32_t slot,
-                                                           _Atomic uint32_t *holder, void *obj,
-                                                           uintptr_t site, uint64_t stamp)
+ * another thread reads on its uncontended path.
+ *
+ * `other`: the caller knows the word names another thread, so this is an
+ * owner change and the word is stored without being loaded.  That holds
+ * for a mutex acquisition that waited while the word was not 0 and named
+ * another thread, or while another thread held the mutex (which records
+ * itself in the word before its release): the word changes only to the
+ * serials of threads that acquire, and this one did not while it waited
+ * (ls_stats_lock_blocks sets LS_CALL_HELD; the check before the wait is
+ * needed: a try can fail with the lock free, a capacitor's full platoon,
+ * right after this thread's own release, and the statistics tests caught
+ * the owner change that counting every blocked acquisition invents).
+ * The load is what costs: inside the critical section, on the mutex's
+ * line, which the waiters still spinning or waking on the lock word
+ * beside it have taken away; a store waits in the store buffer instead
+ * of stalling the section.  MutexBench at 2 threads on 2 CPUs, summary
+ * mode: 1.06x [1.01, 1.09] of the build before (21 interleaved rounds;
+ * docs/stats.md).  Not for rwlock writes: a writer blocked by readers may
+ * have been the last writer itself. */
+static inline __attribute__((always_inline)) void acquired_as(struct ls_stats_thread *t,
+                                                              uint32_t slot,
+                                                              _Atomic uint32_t *holder, void *obj,
+                                                              uintptr_t site, uint64_t stamp,
+                                                              bool other)
 {
 	struct ls_stats_count *c = counts(t, slot);
 	ls_stats_bump(&c->c[LS_C_ACQ]);
 	atomic_store_explicit(&c->site, site, memory_order_relaxed);
-	uint32_t prev = atomic_load_explicit(holder, memory_order_relaxed);
-	if (UNLIKELY(prev != t->serial)) {
+	if (other) {
 		atomic_store_explicit(holder, t->serial, memory_order_relaxed);
-		if (prev)
-			ls_stats_bump(&c->c[LS_C_HANDOFF]);
+		ls_stats_bump(&c->c[LS_C_HANDOFF]);
+	} else {
+		uint32_t prev = atomic_load_explicit(holder, memory_order_relaxed);
+		if (UNLIKELY(prev != t->serial)) {
+			atomic_store_explicit(holder, t->serial, memory_order_relaxed);
+			if (prev)
+				ls_stats_bump(&c->c[LS_C_HANDOFF]);
+		}
 	}
 	if (stamp)
 		hold_open(t, obj, slot, stamp);
 }
 
-/* acquired() for a mutex acquisition that waited while the holder word
- * was not 0 and named another thread, or while another thread held the
- * mutex (it records itself in the word before its release): that was an
- * owner change (the word changes only to the serials of threads that
- * acquire, and this one did not while it waited, so at the acquisition
- * it names another thread, never 0 and never this one), so the count is
- * the one acquired() would make, without loading the word.  The check
- * before the wait is needed: a try can fail with the lock free (a
- * capacitor's full platoon) right after this thread's own release, and
- * the statistics tests caught the owner change that counting every
- * blocked acquisition then invents.  The load is
- * what costs: inside the critical section, on the mutex's line, which
- * the waiters still spinning or waking on the lock word beside it have
- * taken away; a store waits in the store buffer instead of stalling the
- * section.  MutexBench at 2 threads on 2 CPUs, summary mode: 1.06x
- * [1.01, 1.09] of the build before (21 interleaved rounds; docs/stats.md).  Not for rwlock
- * writes: a writer blocked by readers may have been the last writer
- * itself. */
-static inline __attribute__((always_inline)) void acquired_after_holder(
-        struct ls_stats_thread *t, uint32_t slot, _Atomic uint32_t *holder, void *obj,
-        uintptr_t site, uint64_t stamp)
+static inline __attribute__((always_inline)) void acquired(struct ls_stats_thread *t, uint32_t slot,
+                                                           _Atomic uint32_t *holder, void *obj,
+                                                           uintptr_t site, uint64_t stamp)
 {
-	struct ls_stats_count *c = counts(t, slot);
-	ls_stats_bump(&c->c[LS_C_ACQ]);
-	atomic_store_explicit(&c->site, site, memory_order_relaxed);
-	atomic_store_explicit(holder, t->serial, memory_order_relaxed);
-	ls_stats_bump(&c->c[LS_C_HANDOFF]);
-	if (stamp)
-		hold_open(t, obj, slot, stamp);
+	acquired_as(t, slot, holder, obj, site, stamp, false);
 }
 
 /* From now on the inline step (quick.h) may count this mutex's
@@ -257,11 +258,9 @@ static inline void call_acquired(const struct ls_stats_call *k, uint64_t stamp)
 		read_acquired(k->t, k->slot, k->obj, stamp);
 		return;
 	}
-	if ((k->flags & (LS_CALL_MUTEX | LS_CALL_HELD)) == (LS_CALL_MUTEX | LS_CALL_HELD))
-		acquired_after_holder(k->t, k->slot, holder_word(k->holder, k->slot), k->obj, k->site,
-		                      stamp);
-	else
-		acquired(k->t, k->slot, holder_word(k->holder, k->slot), k->obj, k->site, stamp);
+	/* HELD is only ever set on a mutex call (ls_stats_lock_blocks). */
+	acquired_as(k->t, k->slot, holder_word(k->holder, k->slot), k->obj, k->site, stamp,
+	            k->flags & LS_CALL_HELD);
 	if (stamp)
 		hold_wanted(k);
 }
@@ -364,8 +363,7 @@ void ls_stats_lock_blocks(struct ls_stats_call *k, bool held)
 	if (!t)
 		return;
 	k->flags |= LS_CALL_BLOCKED;
-	/* Before the wait, outside any critical section: see
-	 * acquired_after_holder. */
+	/* Before the wait, outside any critical section: see acquired_as. */
 	if (k->flags & LS_CALL_MUTEX) {
 		uint32_t h = atomic_load_explicit(holder_word(k->holder, k->slot), memory_order_relaxed);
 		if (h != 0 && (h != t->serial || held))

@@ -281,17 +281,18 @@ static inline void ls_slice_owner_enter(void)
 {
 	struct ls_slice_self *s = &ls_slice_self;
 	s->span++;
-	if (s->n < LS_SLICE_PROBE_N) {
-		s->acq = ls_ticks_ordered();
-		s->gaps++;
-		s->near += ls_ticks_since(s->rel, s->acq) <= s->bar;
-		s->timed = true;
-	} else if (s->skip == 0) {
-		s->acq = ls_ticks_ordered();
-		s->timed = true;
-	} else {
+	/* skip is 0 through the probe: own() clears it and only a timed
+	 * release past the probe sets it. */
+	if (s->skip != 0) {
 		s->skip--;
 		s->timed = false;
+		return;
+	}
+	s->acq = ls_ticks_ordered();
+	s->timed = true;
+	if (s->n < LS_SLICE_PROBE_N) {
+		s->gaps++;
+		s->near += ls_ticks_since(s->rel, s->acq) <= s->bar;
 	}
 }
 
