@@ -5,8 +5,10 @@
  *
  * lock: if the statistics may count inline (quick.h: the thread's
  * hold-sample countdown is not at its end, nor parked because the thread
- * is in the profiler), try the backend; if that got the mutex and the thread has counted this
- * mutex before, count it in the thread's own row and return.  The verb is
+ * is in the profiler), try the backend; if that got the mutex and the
+ * thread acquired this mutex last (its holder word, quick.h
+ * ls_stats_quick_mine) and has keyed its row for it, count it in the
+ * thread's own row and return.  The verb is
  * reached by a jump from pthread_mutex_lock, so its return address is the
  * program's call site.  Every other case goes, by a jump, to the slow
  * path's protocol (mutex_counted.h: ls_mutex_counted_*), which records exactly
@@ -48,13 +50,13 @@ static inline __attribute__((always_inline)) int count_lock(int (*try)(void *), 
 		return ls_mutex_counted_declined(s, site);
 	if (UNLIKELY(try(s) != 0))
 		return ls_mutex_counted_blocked(s, site);
-	_Atomic uint32_t *w = &ls_mutex_of(s)->stats;
-	struct ls_stats_count *r = ls_stats_quick_row(w, 0, (uintptr_t)s);
-	if (UNLIKELY(!r))
-		return ls_mutex_counted_after(s, site);
+	uint64_t row = ls_stats_quick_mine(&ls_mutex_of(s)->stats);
+	if (UNLIKELY(row >= LS_STATS_MAX_SLOTS))
+		return ls_mutex_counted_changed(s, site);
+	struct ls_stats_count *r = ls_stats_q.rows + row;
+	if (UNLIKELY(r->key != (uintptr_t)s))
+		return ls_mutex_counted_changed(s, site);
 	ls_stats_quick_count(r, site);
-	if (UNLIKELY(!ls_stats_quick_holder_is_me(w + 1)))
-		return ls_mutex_counted_handoff(r, s);
 	return 0;
 }
 

@@ -96,7 +96,8 @@ static inline int acquired(struct ls_mutex *x, int32_t kind, uint32_t me)
 	return 0;
 }
 
-static int kind_lock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
+static int kind_lock_with(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind,
+                          int (*lock)(void *))
 {
 	struct ls_mutex *x = ls_mutex_of(m);
 	if (served_by_glibc(b, kind))
@@ -105,8 +106,21 @@ static int kind_lock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t ki
 	int r;
 	if (answered_by_owner(x, kind, EDEADLK, &me, &r))
 		return r;
-	b->lock(x->lock);
+	lock(x->lock);
 	return acquired(x, kind, me);
+}
+
+static int kind_lock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
+{
+	return kind_lock_with(m, b, kind, b->lock);
+}
+
+/* The same, for a caller whose try has just failed (the observed lock's
+ * contended case): the backend's lock_after_try where it has one, which
+ * goes straight to waiting (backends/backend.h). */
+static int kind_lock_after_try(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
+{
+	return kind_lock_with(m, b, kind, b->lock_after_try ? b->lock_after_try : b->lock);
 }
 
 static int kind_trylock(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
@@ -297,7 +311,8 @@ static INLINE int observed_lock(pthread_mutex_t *m, const struct ls_lock_ops *b,
 	int e = try_body(m, b, kind);
 	if (e == EBUSY) {
 		ls_stats_lock_blocks(&k, held_now(m, b, kind));
-		e = w->abstime ? timed(m, w->clock, w->abstime, w->is_clocklock) : kind_lock(m, b, kind);
+		e = w->abstime ? timed(m, w->clock, w->abstime, w->is_clocklock)
+		               : kind_lock_after_try(m, b, kind);
 	}
 	ls_hold_due = ls_stats_lock_end(&k, e);
 	return e;
@@ -369,7 +384,7 @@ static __attribute__((noinline)) int observed_blocking_lock(pthread_mutex_t *m,
 	stats_obj(m, b, kind, &o);
 	ls_stats_lock_begin(&k, &o, site, false);
 	ls_stats_lock_blocks(&k, held_now(m, b, kind));
-	int e = kind_lock(m, b, kind);
+	int e = kind_lock_after_try(m, b, kind);
 	ls_hold_due = ls_stats_lock_end(&k, e);
 	return e;
 }
@@ -430,18 +445,18 @@ int ls_mutex_counted_blocked(void *m, uintptr_t site)
 	return observed_blocking_lock(m, ls_active(), ls_mutex_kind(ls_mutex_of(m)), site);
 }
 
-int ls_mutex_counted_after(void *m, uintptr_t site)
+int ls_mutex_counted_changed(void *m, uintptr_t site)
 {
+	_Atomic uint32_t *w = &ls_mutex_of(m)->stats;
+	struct ls_stats_count *r = ls_stats_quick_row(w, 0, (uintptr_t)m);
+	if (LIKELY(r != NULL)) {
+		ls_stats_quick_count(r, site);
+		return ls_stats_quick_handoff(r, w);
+	}
 	ls_stats_quick_give_back();
 	/* A plain kind (the fast path's test): the slot word is there. */
-	ls_hold_due = observed_first_try(m, ls_active(), ls_mutex_kind(ls_mutex_of(m)),
-	                                 &ls_mutex_of(m)->stats, site);
+	ls_hold_due = observed_first_try(m, ls_active(), ls_mutex_kind(ls_mutex_of(m)), w, site);
 	return 0;
-}
-
-int ls_mutex_counted_handoff(struct ls_stats_count *r, void *m)
-{
-	return ls_stats_quick_handoff(r, &ls_mutex_of(m)->stats);
 }
 
 int ls_mutex_counted_trylock(void *m, uintptr_t site)

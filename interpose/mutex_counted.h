@@ -17,19 +17,16 @@
  *   declined - before the try: a hold sample due, or in the profiler, or
  *              no statistics block yet: the whole observed lock;
  *   blocked  - the backend's try found it held: the contended protocol;
- *   after    - the try got it, the thread's row is not this mutex's yet:
- *              counted by the hooks (which key the row);
- *   handoff  - counted inline, and the holder changed.
+ *   changed  - the try got it, and another thread (or none) acquired it
+ *              last: counted in the thread's row if the row is keyed for
+ *              this mutex, with the owner change and the holder word
+ *              (stats/quick.h ls_stats_quick_handoff), else by the hooks
+ *              (which key the row).
  * Trylock: the observed trylock.  Unlock: the observed unlock (a hold
  * sample or a stack request is pending). */
-struct ls_stats_count;
 int ls_mutex_counted_declined(void *m, uintptr_t site);
 int ls_mutex_counted_blocked(void *m, uintptr_t site);
-int ls_mutex_counted_after(void *m, uintptr_t site);
-/* Counted, and the holder changed: the holder word and the owner change
- * (stats/quick.h ls_stats_quick_handoff).  Returns 0.  Out of line and
- * given the mutex, so the verb computes no address for this case. */
-int ls_mutex_counted_handoff(struct ls_stats_count *r, void *m);
+int ls_mutex_counted_changed(void *m, uintptr_t site);
 int ls_mutex_counted_trylock(void *m, uintptr_t site);
 void ls_mutex_counted_unlock(void *m, uintptr_t site);
 

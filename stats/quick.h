@@ -5,17 +5,18 @@
  * shim: hooks.h includes it, and the shim includes hooks.h only.  Written
  * only by stats/, read by the shim.
  *
- * An uncontended acquisition of a mutex that this thread has counted
- * before costs: the thread's countdown (one decrement and test), its row for the
- * mutex (the mutex's slot word, masked, indexes the thread's own rows),
- * a check that the row belongs to this object, a bump of the row's
- * acquisition counter, the call site into the row, and a compare of the
- * mutex's holder word with the thread's serial.  No call, no frame, no
- * timestamp, and no line written but the thread's own row and, when the
- * holder changes, the mutex's own line.  Everything else (the first
+ * An uncontended acquisition of a mutex that this thread acquired last
+ * costs: the thread's countdown (one decrement and test), one 8-byte load
+ * of the mutex's slot and holder words, a subtraction and a compare that
+ * test both at once (the holder word names this thread, and the slot word
+ * is a slot: ls_stats_quick_mine), a check that the row the slot names
+ * belongs to this object, a bump of the row's acquisition counter and the
+ * call site into the row.  No call, no frame, no timestamp, and no line
+ * written but the thread's own row.  Everything else (the first
  * acquisition by this thread, a hold sample due, the thread inside the
- * profiler, contention, the holder changing) leaves this path for the
- * hooks of hooks.h, which do what they did before.
+ * profiler, contention, the holder changing) leaves this path: a holder
+ * change is counted by ls_stats_quick_row and ls_stats_quick_handoff when
+ * the row is keyed, the rest by the hooks of hooks.h.
  *
  * Why the row's own key instead of the lock record's: the record check
  * (record.c key_is) costs a load of the table, a multiply and a compare on
@@ -27,8 +28,9 @@
  * row is never keyed), and the rows are zeroed whenever slots can be
  * reused: a fork child's reset (thread.c ls_stats_thread_reset) and a
  * block handed to a new thread (zeroed at the old thread's exit).  A
- * copied mutex carries the slot word to another address: its key differs,
- * so it takes the slow path, which gives it a record of its own.
+ * copied mutex carries the slot and holder words to another address: its
+ * key differs, so it takes the slow path, which gives it a record of its
+ * own.
  */
 #ifndef LS_STATS_QUICK_H
 #define LS_STATS_QUICK_H
@@ -71,9 +73,11 @@ struct ls_stats_count {
  * inside the profiler (`busy`, the statistics' in-profiler flag: entering
  * parks the countdown in `parked` and leaving gives it back, impl.h
  * ls_stats_enter), so the inline step tests this one word, with the
- * decrement it makes anyway. */
+ * decrement it makes anyway.  `mine` is the serial shifted to the holder
+ * word's place in the 8 bytes that start at a slot word (ls_stats_quick_mine). */
 struct ls_stats_quick {
 	struct ls_stats_count *rows;
+	uint64_t mine;
 	uint32_t serial;
 	uint32_t hold_left;
 	uint32_t busy;
@@ -110,6 +114,42 @@ static inline struct ls_stats_count *ls_stats_quick_row(_Atomic uint32_t *w, uin
 	uint32_t s = (atomic_load_explicit(w, memory_order_relaxed) + half) & (LS_STATS_MAX_SLOTS - 1);
 	struct ls_stats_count *r = ls_stats_q.rows + s;
 	return __builtin_expect(r->key == key, 1) ? r : NULL;
+}
+
+/* The slot word `w` and the holder word after it, as one 8-byte value
+ * (slot in the low half, holder in the high half).  Each half is read
+ * relaxed, as the 4-byte loads would; the two need not be read at the same
+ * instant: only the holder writes the holder word (the caller holds the
+ * mutex), and whatever slot word is read (a waiter's slow path may be
+ * giving the mutex its first one) is checked by the caller's bound and
+ * the row's key. */
+static inline uint64_t ls_stats_slot_and_holder(_Atomic uint32_t *w)
+{
+#if defined(__x86_64__)
+	/* One load (x86-64 allows the 4-byte alignment; a mutex placed so that
+	 * the 8 bytes cross a cache line costs a split load, on a line that the
+	 * unlock word beside them brings in anyway). */
+	uint64_t v;
+	__asm__("movq %1, %0" : "=r"(v) : "m"(*(const struct { uint32_t a, b; } *)(const void *)w));
+	return v;
+#else
+	return atomic_load_explicit(w, memory_order_relaxed) |
+	       (uint64_t)atomic_load_explicit(w + 1, memory_order_relaxed) << 32;
+#endif
+}
+
+/* Where this thread's row for the mutex whose slot word is `w` is, if this
+ * thread acquired that mutex last (its holder word, after the slot word,
+ * names this thread): the row's index, below LS_STATS_MAX_SLOTS; else an
+ * index at or above it.  Subtracting `mine` clears the high half exactly
+ * when the holder word is this thread's serial, and leaves the slot: the
+ * caller's one compare then tests the holder and bounds the slot (a stray
+ * word stays inside the rows), where separate tests took a mask, a load
+ * and a compare more.  An index, not a row: a pointer would be tested for
+ * NULL again.  The caller still checks the row's key (a copied mutex). */
+static inline uint64_t ls_stats_quick_mine(_Atomic uint32_t *w)
+{
+	return ls_stats_slot_and_holder(w) - ls_stats_q.mine;
 }
 
 /* Add one to a counter that only the calling thread writes (its own
@@ -160,9 +200,9 @@ static inline bool ls_stats_quick_holder_is_me(_Atomic uint32_t *holder)
 }
 
 /* The holder changed: record this thread in the holder word (the word
- * after the slot word `w`) and, if there was a previous holder, an owner
- * change in row r.  Returns 0 (the lock verb's result, so the verb can end
- * with a jump here). */
+ * after the slot word `w`) and, if there was a previous holder (another
+ * thread), an owner change in row r.  Returns 0 (the lock verb's result,
+ * so the verb can end with a jump here). */
 int ls_stats_quick_handoff(struct ls_stats_count *r, _Atomic uint32_t *w);
 
 #endif

@@ -231,7 +231,9 @@ int ls_stats_quick_handoff(struct ls_stats_count *r, _Atomic uint32_t *w)
 	 * acquire orders this store before; sampled waiters read it racily. */
 	uint32_t prev = atomic_load_explicit(holder, memory_order_relaxed);
 	atomic_store_explicit(holder, ls_stats_q.serial, memory_order_relaxed);
-	if (prev)
+	/* Not this thread: the mutex's inline step comes here also for a
+	 * slot word out of range, which only a corrupted object has. */
+	if (prev && prev != ls_stats_q.serial)
 		ls_stats_bump(&r->c[LS_C_HANDOFF]);
 	return 0;
 }

@@ -46,6 +46,13 @@ static struct ls_futexlock free_lock; /* guards free_blocks and the arena */
 static struct ls_stats_thread *free_blocks;
 static _Atomic uint32_t next_serial = 1;
 
+/* The inline step's copy of the calling thread's serial (quick.h). */
+static void quick_serial(const struct ls_stats_thread *t)
+{
+	ls_stats_q.serial = t->serial;
+	ls_stats_q.mine = (uint64_t)t->serial << 32;
+}
+
 static struct ls_stats_exited *_Atomic exited_head;
 static _Atomic uint32_t exited_count;
 static _Atomic uint64_t exited_folded;
@@ -161,7 +168,7 @@ struct ls_stats_thread *ls_stats_thread_attach(void)
 	if (!t->rng)
 		t->rng = 1;
 	ls_stats_q.rows = t->count;
-	ls_stats_q.serial = t->serial;
+	quick_serial(t);
 	/* Given to hold_left when this function leaves the profiler. */
 	ls_stats_q.parked = ls_stats_hold_period(t);
 	t->wait_left = ls_stats_period(t);
