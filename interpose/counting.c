@@ -50,10 +50,10 @@ static inline __attribute__((always_inline)) int count_lock(int (*try)(void *), 
 		return ls_mutex_counted_declined(s, site);
 	if (UNLIKELY(try(s) != 0))
 		return ls_mutex_counted_blocked(s, site);
-	uint64_t row = ls_stats_quick_mine(&ls_mutex_of(s)->stats);
-	if (UNLIKELY(row >= LS_STATS_MAX_SLOTS))
+	uint64_t off = ls_stats_quick_mine(&ls_mutex_of(s)->stats);
+	if (UNLIKELY(off > LS_STATS_ROW_LAST))
 		return ls_mutex_counted_changed(s, site);
-	struct ls_stats_count *r = ls_stats_q.rows + row;
+	struct ls_stats_count *r = ls_stats_quick_row_at(off);
 	if (UNLIKELY(r->key != (uintptr_t)s))
 		return ls_mutex_counted_changed(s, site);
 	ls_stats_quick_count(r, site);

@@ -15,7 +15,8 @@
  *   20    4   owner   lockswap thread id of the holder (recursive and
  *                     errorcheck only; 0 = none)
  *   24    4   count   recursion depth (recursive only)
- *   28    4   stats   statistics slot of this mutex (0 = none yet)
+ *   28    4   stats   statistics slot word of this mutex: its slot times
+ *                     64 (stats/quick.h; 0 = none yet)
  *   32    4   holder  statistics' holder word: serial of the last acquirer
  *                     (stats/hooks.h; the word after the slot word)
  *   36    4   want    statistics' unlock word: nonzero when the next unlock

@@ -82,7 +82,8 @@ enum { LS_REC_MUTEX = 1, LS_REC_COND = 2, LS_REC_RWLOCK = 3 };
 #define LS_STATS_RW_PSHARED 128
 struct ls_stats_obj {
 	void *addr;
-	_Atomic uint32_t *slot; /* a free word of the object that keeps its record id;
+	_Atomic uint32_t *slot; /* a free word of the object that keeps its record id
+	                           (as a slot word: the slot * 64, quick.h);
 	                           NULL: the bytes are all glibc's, look up by address.
 	                           The word after it (slot[1], zero at init) is free too:
 	                           the holder word, the serial of the thread that

@@ -22,7 +22,9 @@
  * Slots: slot ids are 1.. (0 = none).  A mutex whose bytes 28..31 are free
  * (every kind without robust/PI/PP/pshared flags, served by a backend or by
  * glibc: glibc uses bytes 24..39 only for robust mutexes) keeps its slot id
- * there; our condvar keeps it in struct ls_condvar.stats.  The others
+ * there, as its slot word (slot * 64, the offset of the slot's row:
+ * quick.h ls_stats_slot_word); our condvar keeps it in struct
+ * ls_condvar.stats.  The others
  * (robust/PI/PP/pshared mutexes, condvars served by glibc, whose bytes are
  * all glibc's) are found in an address-keyed table.  A slot is valid for an
  * object only while record.key == (address | type): glibc's init and the

@@ -9,10 +9,10 @@
  * costs: the thread's countdown (one decrement and test), one 8-byte load
  * of the mutex's slot and holder words, a subtraction and a compare that
  * test both at once (the holder word names this thread, and the slot word
- * is a slot: ls_stats_quick_mine), a check that the row the slot names
- * belongs to this object, a bump of the row's acquisition counter and the
- * call site into the row.  No call, no frame, no timestamp, and no line
- * written but the thread's own row.  Everything else (the first
+ * is a row's offset within the rows: ls_stats_quick_mine), the rows' base
+ * added, a check that the row belongs to this object, a bump of the row's
+ * acquisition counter and the call site into the row.  No call, no frame,
+ * no timestamp, and no line written but the thread's own row.  Everything else (the first
  * acquisition by this thread, a hold sample due, the thread inside the
  * profiler, contention, the holder changing) leaves this path: a holder
  * change is counted by ls_stats_quick_row and ls_stats_quick_handoff when
@@ -62,6 +62,25 @@ struct ls_stats_count {
 	uintptr_t key;
 };
 
+/* A slot word (the object's word that names its record, hooks.h) holds
+ * the slot's row offset, slot * 64 (the row's size), not the slot: the
+ * inline step then adds the word to the thread's rows without a shift.
+ * 0 names no slot, and so does a word that is not a multiple of 64. */
+#define LS_STATS_ROW_SHIFT 6
+_Static_assert(sizeof(struct ls_stats_count) == 1u << LS_STATS_ROW_SHIFT, "a row is 64 bytes");
+/* The largest offset of a row: the inline step's bound. */
+#define LS_STATS_ROW_LAST ((uint32_t)(LS_STATS_MAX_SLOTS - 1) << LS_STATS_ROW_SHIFT)
+
+static inline uint32_t ls_stats_slot_word(uint32_t slot)
+{
+	return slot << LS_STATS_ROW_SHIFT;
+}
+
+static inline uint32_t ls_stats_word_slot(uint32_t word)
+{
+	return (word & ((1u << LS_STATS_ROW_SHIFT) - 1)) ? 0 : word >> LS_STATS_ROW_SHIFT;
+}
+
 /* The calling thread's state for the inline step, in initial-exec TLS so
  * each field is one %fs-relative access.  `rows` and `serial` are its
  * block's (set when the block is attached).  `hold_left` is the thread's
@@ -84,6 +103,12 @@ struct ls_stats_quick {
 	uint32_t parked;
 };
 extern __thread struct ls_stats_quick ls_stats_q __attribute__((tls_model("initial-exec")));
+
+/* The row at byte offset `off` of the calling thread's rows. */
+static inline struct ls_stats_count *ls_stats_quick_row_at(uint64_t off)
+{
+	return (struct ls_stats_count *)(void *)((char *)ls_stats_q.rows + off);
+}
 
 /* May this lock call be counted inline?  Takes a step of the countdown in
  * the same instruction as the test; false (take the hooks' path) when it
@@ -108,16 +133,17 @@ static inline void ls_stats_quick_give_back(void)
 static inline struct ls_stats_count *ls_stats_quick_row(_Atomic uint32_t *w, uint32_t half,
                                                         uintptr_t key)
 {
-	/* The mask keeps a stray slot word inside the rows (the key check
-	 * then fails); relaxed: only the slow path's CAS writes the word, and
-	 * the key check below decides. */
-	uint32_t s = (atomic_load_explicit(w, memory_order_relaxed) + half) & (LS_STATS_MAX_SLOTS - 1);
-	struct ls_stats_count *r = ls_stats_q.rows + s;
+	/* The mask keeps a stray slot word inside the rows, on a row's
+	 * start (the key check then fails); relaxed: only the slow path's CAS
+	 * writes the word, and the key check below decides. */
+	uint32_t off = (atomic_load_explicit(w, memory_order_relaxed) + ls_stats_slot_word(half)) &
+	               LS_STATS_ROW_LAST;
+	struct ls_stats_count *r = ls_stats_quick_row_at(off);
 	return __builtin_expect(r->key == key, 1) ? r : NULL;
 }
 
 /* The slot word `w` and the holder word after it, as one 8-byte value
- * (slot in the low half, holder in the high half).  Each half is read
+ * (slot word in the low half, holder in the high half).  Each half is read
  * relaxed, as the 4-byte loads would; the two need not be read at the same
  * instant: only the holder writes the holder word (the caller holds the
  * mutex), and whatever slot word is read (a waiter's slow path may be
@@ -140,13 +166,18 @@ static inline uint64_t ls_stats_slot_and_holder(_Atomic uint32_t *w)
 
 /* Where this thread's row for the mutex whose slot word is `w` is, if this
  * thread acquired that mutex last (its holder word, after the slot word,
- * names this thread): the row's index, below LS_STATS_MAX_SLOTS; else an
- * index at or above it.  Subtracting `mine` clears the high half exactly
- * when the holder word is this thread's serial, and leaves the slot: the
- * caller's one compare then tests the holder and bounds the slot (a stray
- * word stays inside the rows), where separate tests took a mask, a load
- * and a compare more.  An index, not a row: a pointer would be tested for
- * NULL again.  The caller still checks the row's key (a copied mutex). */
+ * names this thread): the row's offset, at most LS_STATS_ROW_LAST; else a
+ * value above it.  Subtracting `mine` clears the high half exactly when
+ * the holder word is this thread's serial, and leaves the slot word: the
+ * caller's one compare then tests the holder and bounds the offset, where
+ * separate tests took a mask, a shift, a load and a compare more.  A
+ * stray word (only a corrupted mutex has one) within the bound but off a
+ * row's start stays inside the thread's own rows (the last row's key ends
+ * before they do): its key read straddles two fields, which fails the
+ * check unless their bytes happen to spell this mutex's address, and then
+ * the count lands in the thread's own rows.  An offset, not a row: a
+ * pointer would be tested for NULL again.  The caller still checks the
+ * row's key (a copied mutex). */
 static inline uint64_t ls_stats_quick_mine(_Atomic uint32_t *w)
 {
 	return ls_stats_slot_and_holder(w) - ls_stats_q.mine;

@@ -65,17 +65,17 @@ static uint32_t slot_in_object(const struct ls_stats_obj *o, uintptr_t site)
 {
 	uintptr_t key = (uintptr_t)o->addr | o->type;
 	uint32_t old = atomic_load_explicit(o->slot, memory_order_relaxed);
-	if (key_is(old, key)) /* another thread just gave it one */
-		return old;
+	if (key_is(ls_stats_word_slot(old), key)) /* another thread just gave it one */
+		return ls_stats_word_slot(old);
 	uint32_t s = ls_stats_slot_new(o->addr, o->type, o->kind, o->glibc, site);
 	if (!s)
 		return 0;
-	if (atomic_compare_exchange_strong_explicit(o->slot, &old, s, memory_order_release,
-	                                            memory_order_relaxed))
+	if (atomic_compare_exchange_strong_explicit(o->slot, &old, ls_stats_slot_word(s),
+	                                            memory_order_release, memory_order_relaxed))
 		return s;
 	/* Another thread gave the object its record first (the CAS replaces
-	 * only the invalid id we checked, never a valid one). */
-	return key_is(old, key) ? old : 0;
+	 * only the invalid word we checked, never a valid one). */
+	return key_is(ls_stats_word_slot(old), key) ? ls_stats_word_slot(old) : 0;
 }
 
 /* The record of an object; 0 if it has none (and !create), or is a
@@ -86,7 +86,7 @@ static inline uint32_t slot_of(const struct ls_stats_obj *o, uintptr_t site, boo
 		return 0;
 	if (UNLIKELY(!o->slot))
 		return ls_stats_addr_slot(o->addr, o->type, o->kind, o->glibc, site, create);
-	uint32_t s = atomic_load_explicit(o->slot, memory_order_relaxed);
+	uint32_t s = ls_stats_word_slot(atomic_load_explicit(o->slot, memory_order_relaxed));
 	if (LIKELY(key_is(s, (uintptr_t)o->addr | o->type)))
 		return s;
 	return create ? slot_in_object(o, site) : 0;
@@ -314,7 +314,8 @@ quick(_Atomic uint32_t *slot, uintptr_t key, uint32_t *s)
 	 * ls_stats_enter): its test covers the in-profiler flag. */
 	if (LIKELY(t != NULL && ls_stats_q.hold_left > 1 && slot &&
 	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
-	           key_is(*s = atomic_load_explicit(slot, memory_order_relaxed), key))) {
+	           key_is(*s = ls_stats_word_slot(atomic_load_explicit(slot, memory_order_relaxed)),
+	                  key))) {
 		ls_stats_q.hold_left--;
 		return t;
 	}
@@ -591,7 +592,7 @@ void ls_stats_forget(const struct ls_stats_obj *o)
 	if (!ls_stats_setup())
 		return;
 	if (o->slot) {
-		uint32_t s = atomic_load_explicit(o->slot, memory_order_relaxed);
+		uint32_t s = ls_stats_word_slot(atomic_load_explicit(o->slot, memory_order_relaxed));
 		if (key_is(s, (uintptr_t)o->addr | o->type))
 			atomic_store_explicit(&ls_stats_rec(s)->destroyed, 1, memory_order_relaxed);
 	}
