@@ -68,8 +68,8 @@ struct ls_lock_ops {
 	 * this verb: a lock whose `lock` starts with the same try goes
 	 * straight to waiting here, since a second atomic write right after
 	 * the failed one takes the lock's cache line from its holder once more
-	 * (MutexBench on 2 vCPUs, summary mode over statistics off: 0.81 ->
-	 * 0.92 at 8 threads, 0.66 -> 0.75 at 2; docs/stats.md). */
+	 * (MutexBench on 2 vCPUs, summary mode over statistics off: 0.74 ->
+	 * 0.87 at 8 threads, 0.66 -> 0.75 at 2; docs/stats.md). */
 	int (*lock_after_try)(void *s);
 	bool (*is_locked)(void *s);
 	bool (*lock_plain)(void *s);
