@@ -8,15 +8,16 @@
  * is in the profiler), try the backend; if that got the mutex and the
  * thread acquired this mutex last (its holder word, quick.h
  * ls_stats_quick_mine) and has keyed its row for it, count it in the
- * thread's own row and return.  The verb is
- * reached by a jump from pthread_mutex_lock, so its return address is the
- * program's call site.  Every other case goes, by a jump, to the slow
- * path's protocol (mutex_counted.h: ls_mutex_counted_*), which records exactly
- * what it did before this table existed: a hold sample due (its clock
- * starts before the try), the thread's first use of the mutex (it gets a
- * record and keys the row), contention (the waiting time, sampled waits),
- * the holder changing (the holder word on the mutex's own line, the owner
- * change in the row).
+ * thread's own row and return.  The verb is reached by a jump from
+ * pthread_mutex_lock, so its return address is the program's call site.
+ * Every other case goes, by a jump, to the slow path's protocol
+ * (mutex_counted.h: ls_mutex_counted_*), which records exactly what it did
+ * before this table existed: a hold sample due (its clock starts before
+ * the try), the thread's first use of the mutex (it gets a record and
+ * keys the row), contention (the waiting time, sampled waits; the backend
+ * then waits with lock_after_try, without a second try), the holder
+ * changing (the holder word on the mutex's own line, the owner change in
+ * the row).
  *
  * trylock: the slow path's protocol (a failure is counted there).
  * unlock: the backend's, unless the statistics want to see it (a hold
