@@ -131,11 +131,20 @@ struct ls_lock_ops {
  * timedlock,unlock,is_locked,lock_plain,unlock_plain} on `struct ls_<algo>`: the ops take `void *`
  * state, so each verb gets a one-line adapter.  Wrappers and delegation
  * backends, whose ops do more than forward, are written out by hand.
- * LS_BACKEND_FROM_CORE_WITH adds one more designated initializer of the
- * table (an optional verb, as `.lock_after_try = f`).
+ * LS_BACKEND_FROM_CORE_SLOW also gives the table a lock_after_try, the
+ * algorithm's ls_<algo>_lock_slow(l, clock, NULL): its lock without the
+ * first try, which must be correct from any state (the state can change
+ * between a failed try and the slow path anyway).  LS_BACKEND_FROM_CORE_WITH
+ * is both's body; EXTRA is one more designated initializer of the table.
  */
 #define LS_BACKEND_FROM_CORE(id, algo, ABOUT) \
 	LS_BACKEND_FROM_CORE_WITH(id, algo, ABOUT, .lock_after_try = NULL)
+#define LS_BACKEND_FROM_CORE_SLOW(id, algo, ABOUT)                                       \
+	static int id##_lock_after_try(void *s)                                         \
+	{                                                                                 \
+		return ls_##algo##_lock_slow(s, CLOCK_MONOTONIC, NULL);                   \
+	}                                                                                 \
+	LS_BACKEND_FROM_CORE_WITH(id, algo, ABOUT, .lock_after_try = id##_lock_after_try)
 #define LS_BACKEND_FROM_CORE_WITH(id, algo, ABOUT, EXTRA)                              \
 	_Static_assert(sizeof(struct ls_##algo) <= LS_LOCK_STATE_BYTES, #id " state fits"); \
 	static int id##_lock(void *s) { return ls_##algo##_lock(s); }                   \
