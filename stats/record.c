@@ -59,14 +59,23 @@ static inline bool key_is(uint32_t s, uintptr_t key)
 	       atomic_load_explicit(&ls_stats_rec(s)->key, memory_order_acquire) == key;
 }
 
+/* The slot that slot word `word` names, if its record is the object
+ * `key`'s; else 0 (record 0 is never keyed). */
+static inline uint32_t named_slot(uint32_t word, uintptr_t key)
+{
+	uint32_t s = ls_stats_word_slot(word);
+	return key_is(s, key) ? s : 0;
+}
+
 /* ---- which record ---- */
 
 static uint32_t slot_in_object(const struct ls_stats_obj *o, uintptr_t site)
 {
 	uintptr_t key = (uintptr_t)o->addr | o->type;
 	uint32_t old = atomic_load_explicit(o->slot, memory_order_relaxed);
-	if (key_is(ls_stats_word_slot(old), key)) /* another thread just gave it one */
-		return ls_stats_word_slot(old);
+	uint32_t named = named_slot(old, key);
+	if (named) /* another thread just gave it one */
+		return named;
 	uint32_t s = ls_stats_slot_new(o->addr, o->type, o->kind, o->glibc, site);
 	if (!s)
 		return 0;
@@ -75,7 +84,7 @@ static uint32_t slot_in_object(const struct ls_stats_obj *o, uintptr_t site)
 		return s;
 	/* Another thread gave the object its record first (the CAS replaces
 	 * only the invalid word we checked, never a valid one). */
-	return key_is(ls_stats_word_slot(old), key) ? ls_stats_word_slot(old) : 0;
+	return named_slot(old, key);
 }
 
 /* The record of an object; 0 if it has none (and !create), or is a
@@ -86,8 +95,9 @@ static inline uint32_t slot_of(const struct ls_stats_obj *o, uintptr_t site, boo
 		return 0;
 	if (UNLIKELY(!o->slot))
 		return ls_stats_addr_slot(o->addr, o->type, o->kind, o->glibc, site, create);
-	uint32_t s = ls_stats_word_slot(atomic_load_explicit(o->slot, memory_order_relaxed));
-	if (LIKELY(key_is(s, (uintptr_t)o->addr | o->type)))
+	uint32_t s = named_slot(atomic_load_explicit(o->slot, memory_order_relaxed),
+	                        (uintptr_t)o->addr | o->type);
+	if (LIKELY(s))
 		return s;
 	return create ? slot_in_object(o, site) : 0;
 }
@@ -314,8 +324,7 @@ quick(_Atomic uint32_t *slot, uintptr_t key, uint32_t *s)
 	 * ls_stats_enter): its test covers the in-profiler flag. */
 	if (LIKELY(t != NULL && ls_stats_q.hold_left > 1 && slot &&
 	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
-	           key_is(*s = ls_stats_word_slot(atomic_load_explicit(slot, memory_order_relaxed)),
-	                  key))) {
+	           (*s = named_slot(atomic_load_explicit(slot, memory_order_relaxed), key)))) {
 		ls_stats_q.hold_left--;
 		return t;
 	}
@@ -592,8 +601,9 @@ void ls_stats_forget(const struct ls_stats_obj *o)
 	if (!ls_stats_setup())
 		return;
 	if (o->slot) {
-		uint32_t s = ls_stats_word_slot(atomic_load_explicit(o->slot, memory_order_relaxed));
-		if (key_is(s, (uintptr_t)o->addr | o->type))
+		uint32_t s = named_slot(atomic_load_explicit(o->slot, memory_order_relaxed),
+		                        (uintptr_t)o->addr | o->type);
+		if (s)
 			atomic_store_explicit(&ls_stats_rec(s)->destroyed, 1, memory_order_relaxed);
 	}
 	ls_stats_addr_forget(o->addr);
