@@ -114,9 +114,10 @@ for part in "${parts[@]}"; do
 		done ;;
 	slice)
 		# Lock slices against glibc (docs/results.md section 10): the three
-		# workloads of `frontier` with the wait tail, SLICE_BUSY off as a
-		# variant, LevelDB readrandom, and the capacitor at threads <= CPUs.
-		bflags=(-b glibc -b futex -b slice:futex -b slice:futex,SLICE_BUSY=off -b capacitor:tts -b mcs)
+		# workloads of `frontier` with the wait tail, slices without groups
+		# (SLICE_SEATS=0) as a variant, LevelDB readrandom (with the same
+		# variant), and the capacitor at threads <= CPUs.
+		bflags=(-b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=0 -b capacitor:tts -b mcs)
 		keys=(--extra-key jain --extra-key hold_min_share --extra-key wait_p99_ns)
 		for w in "short:" "moderate:--cs-work 50 --ncs-work 400" "mixed:--mixed 10"; do
 			name=slice-${w%%:*}; th=2,8,32; fk=min_share
@@ -128,7 +129,8 @@ for part in "${parts[@]}"; do
 				$MB --threads {threads} --seconds 1 ${w#*:} --json | tee "$OUT/$name.txt"
 		done
 		echo "== slice-leveldb" >&2
-		"${LS[@]}" sweep -b glibc -b futex -b slice:futex --threads 8,32 --runs "$RUNS" \
+		"${LS[@]}" sweep -b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=0 \
+			--threads 8,32 --runs "$RUNS" \
 			--json-key ops_per_sec --timeout 120 --out "$OUT/slice-leveldb" -q -- \
 			$LB --benchmarks readrandom --threads {threads} --num 100000 --seconds 1 --json |
 			tee "$OUT/slice-leveldb.txt"

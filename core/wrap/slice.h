@@ -37,6 +37,21 @@
  *    the inner lock, and the lock stays open (plain inner lock, its speed
  *    and its fairness) for a quiet period of ~64 ms before a contended
  *    arrival tries a slice again.
+ *  - Groups where the lock is not the bottleneck but has more takers than
+ *    CPUs.  Letting everyone go would leave the shares to the CPU
+ *    scheduler (MutexBench's moderate section at 32 threads on 2 CPUs:
+ *    min share 0.66-0.74, as glibc's); one owner would leave CPUs idle.
+ *    So a slice that does not pay, with at least k = LOCKSWAP_SLICE_SEATS
+ *    (CPUs + 1) queued, is handed to the k oldest waiters at once: a
+ *    group, whose members take the inner lock among themselves and keep
+ *    the CPUs busy, while the others park.  Each member leaves at its own
+ *    seat's end (its slice spent, by the same rule) and passes its seat
+ *    to the head; about one seat's end in LS_SLICE_GROUP_RENEW starts a
+ *    new group instead (the k oldest again), which bounds how long a
+ *    seat can stay lost to a member that went elsewhere.  The concurrency
+ *    restriction of Dice and Kogan's GCR and Malthusian locks, counting
+ *    the threads that circulate (not only those inside), rotated by time
+ *    like u-SCL's slices.
  *  - Uncontended, the lock is open: one load of this word and the inner
  *    lock's trylock.  The first arrival that finds the inner lock held
  *    opens a slice for itself.
@@ -56,7 +71,8 @@
  *   bit  30      QUIET   slices are off until `quiet` (below)
  *   bit  31      RUN     the slice's owner has acquired at least once
  *   bits 32..39  gen     slice generation, +1 at every slice start
- *   bits 40..47  epoch   low 8 bits of ls_fork_epoch
+ *   bits 40..46  epoch   low 7 bits of ls_fork_epoch
+ *   bit  47      GROUP   the slice is a group's (OWNED set too)
  *   bits 48..55  quiet   coarse time (units of 2^20 ns) the quiet ends
  *   bits 56..62  mark    coarse time (units of 2^20 ns, 7 bits) a waiter
  *                        began to watch the owner
@@ -64,8 +80,10 @@
  *                        mark) at its next acquisition
  * At most 8191 threads may queue on one lock at once.
  *
- * Who owns the slice is thread-local (ls_slice_self): the lock and the
- * generation.  A thread that owns a slice of one lock never queues for, or
+ * Who owns the slice is thread-local (ls_slice_self): the lock, the
+ * generation, and whether it is a group's.  A group's members all carry
+ * its generation; a member of an earlier group goes on while groups do
+ * (GROUP set), until its own seat's end.  A thread that owns a slice of one lock never queues for, or
  * opens, a slice of another: it goes to that lock's inner lock directly
  * (two owners queued in each other's slices would wait for each other).  A thread owns the slice of r iff OWNED is set and its
  * record names r and the word's generation.
@@ -78,18 +96,27 @@
  *                  then the inner lock.  In the quiet: the inner lock.
  *   queued arrival (OWNED or a queue) take ticket t = next, park on the
  *                  waiting-array bucket (c, t) (core/runtime/twa.h) until
- *                  t < grant: the owner iff grant == t+1 and OWNED, else
- *                  let go (flushed or skipped): then the inner lock once.
+ *                  t < grant: the owner iff grant == t+1 and OWNED, a
+ *                  member iff OWNED and GROUP, else let go (flushed or
+ *                  skipped): then the inner lock once.
  *   slice end      (the owner's unlock with nobody queued, its budget
  *                  spent, or its probe saying slices do not pay): with
  *                  nobody queued, clear OWNED (a slice only lasts while
  *                  someone waits for it, so an owner that moves on
  *                  strands nobody);
  *                  with a queue and the slice paying, hand over:
- *                  grant+1, gen+1, RUN cleared, and wake the new owner
- *                  and the new head; otherwise (or with GHOST) flush:
- *                  grant = next, OWNED and GHOST cleared (QUIET set when
- *                  slices do not pay), everyone woken.
+ *                  grant+1, gen+1, RUN and GROUP cleared, and wake the
+ *                  new owner and the new head; not paying with at least
+ *                  k queued: the same with grant+k and GROUP set (wake
+ *                  the k members and the new head); otherwise (or with
+ *                  GHOST) flush: grant = next, OWNED, GROUP and GHOST
+ *                  cleared (QUIET set when slices do not pay), everyone
+ *                  woken.
+ *   seat pass      (a member's seat's end, or a member leaving early:
+ *                  timeout, cancellation, unlock_to_wait) grant+1 in the
+ *                  same generation, wake the new member and the new head;
+ *                  nobody queued: close (OWNED, GROUP cleared); a member
+ *                  of an earlier generation passes nothing.
  *   watch          the head (t == grant), and every waiter while GHOST
  *                  is set, parks with a timeout (the watch period, 4 x
  *                  LOCKSWAP_SLICE_US); woken by it, once the owner has
@@ -127,7 +154,9 @@
  *
  * Fairness: while a slice runs, arrivals queue FIFO and every slice end
  * serves the head, so a waiter with q tickets ahead is served within
- * q+1 slices, each at most 4 x LOCKSWAP_SLICE_US of wall time (plus at
+ * q+1 slices (in groups: once q+1 tickets were served, one per seat pass
+ * and k per group start, with k seats ending concurrently), each slice
+ * or seat at most 4 x LOCKSWAP_SLICE_US of wall time (plus at
  * most 2 x LS_SLICE_SAMPLE_EVERY - 1 untimed acquisitions of under
  * LS_SLICE_DENSE_NS each, and wake latency): the wait bound.  Outside
  * slices (open, quiet) the inner lock's fairness applies.
@@ -161,7 +190,8 @@
 #define LS_SL_GEN_SHIFT 32
 #define LS_SL_GEN_MASK (0xffull << LS_SL_GEN_SHIFT)
 #define LS_SL_EPOCH_SHIFT 40
-#define LS_SL_EPOCH_MASK (0xffull << LS_SL_EPOCH_SHIFT)
+#define LS_SL_EPOCH_MASK (0x7full << LS_SL_EPOCH_SHIFT)
+#define LS_SL_GROUP (1ull << 47)
 #define LS_SL_QUIET_SHIFT 48
 #define LS_SL_QUIET_MASK (0xffull << LS_SL_QUIET_SHIFT)
 #define LS_SL_MARK_SHIFT 56
@@ -175,11 +205,17 @@
 #define LS_SLICE_QUIET_UNITS 64u  /* quiet period, units of 2^20 ns */
 #define LS_SLICE_SAMPLE_EVERY 16u /* after the probe, one hold in ~16 is timed... */
 #define LS_SLICE_DENSE_NS 1000u   /* ...while acquisitions come more often than this */
+#define LS_SLICE_GROUP_RENEW 8u  /* about one seat's end in 8 starts a new group */
+#define LS_SLICE_SEATS_AUTO 0xffffffffu /* ls_slice_seats: the CPUs the process may use, + 1 */
 
 /* Option targets (backends/tunables.def). */
 extern _Atomic unsigned ls_slice_us;     /* LOCKSWAP_SLICE_US: hold budget */
 extern _Atomic unsigned ls_slice_gap_ns; /* LOCKSWAP_SLICE_GAP_NS: the probe's bar */
 extern _Atomic unsigned ls_slice_busy_pays; /* LOCKSWAP_SLICE_BUSY: no free CPU, slices pay */
+extern _Atomic unsigned ls_slice_seats;  /* LOCKSWAP_SLICE_SEATS: a group slice's members */
+
+/* Members of a group slice (LOCKSWAP_SLICE_SEATS resolved); 0: groups off. */
+unsigned ls_slice_group_size(void);
 
 struct ls_slice {
 	_Atomic uint64_t word;
@@ -198,6 +234,7 @@ struct ls_slice_self {
 	uint32_t span;               /* acquisitions the next timed hold stands for */
 	uint32_t rng;                /* xorshift32 state: where the next sample falls */
 	bool timed;                  /* the current acquisition's hold is timed */
+	bool group;                  /* a member of a group slice, not its only owner */
 	uint64_t start;              /* ticks: the slice began */
 	uint64_t acq;                /* ticks: the current acquisition began */
 	uint64_t rel;                /* ticks: the last release */
@@ -227,6 +264,8 @@ enum {
 	LS_SL_TRACE_CLOSED,    /* a slice ended with nobody queued */
 	LS_SL_TRACE_QUEUED,    /* ticket `t` taken, `ahead` tickets before it */
 	LS_SL_TRACE_SERVED,    /* ticket `t`'s waiter saw it served */
+	LS_SL_TRACE_GROUP,     /* tickets t..t+ahead-1 are handed a group slice */
+	LS_SL_TRACE_SEAT,      /* a leaving member passes its seat to ticket `t` */
 };
 typedef void (*ls_slice_trace_fn)(const void *r, int event, uint32_t t, uint32_t ahead);
 extern _Atomic(ls_slice_trace_fn) ls_slice_trace;
@@ -258,11 +297,15 @@ static inline bool ls_slice_open(uint64_t w)
 	return (w & LS_SL_OWNED) == 0 && ls_slice_queue_of(w) == 0;
 }
 
-/* The caller owns the slice of r in state w. */
+/* The caller owns the slice of r in state w, or is a member of a group
+ * slice of r: of the current group, or of an earlier one while groups go
+ * on (a new group does not stop the members of the old one; each leaves
+ * at its own seat's end, see pass_seat in slice.c). */
 static inline bool ls_slice_mine(const struct ls_slice *r, uint64_t w)
 {
-	return (w & LS_SL_OWNED) && ls_slice_self.lock == r &&
-	       ls_slice_self.gen == ls_slice_gen_of(w);
+	const struct ls_slice_self *s = &ls_slice_self;
+	return (w & LS_SL_OWNED) && s->lock == r &&
+	       (s->gen == ls_slice_gen_of(w) || (s->group && (w & LS_SL_GROUP)));
 }
 
 /* The owner is about to take the inner lock again.  The first

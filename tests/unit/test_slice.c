@@ -6,8 +6,10 @@
  * timeouts and abandoned tickets that leave nothing behind, an owner that
  * stops calling (the head takes over), the gap probe (slices given up
  * where they do not pay, kept where no CPU is free), a holder that blocks
- * in a condvar wait (its slice ends with the unlock), fork, and unlock
- * misuse.  Behaviour only, never
+ * in a condvar wait (its slice ends with the unlock), group slices
+ * (where the lock is not the bottleneck: a group forms, seats rotate,
+ * exclusion holds, timed waiters leave nothing behind, a member that
+ * blocks passes its seat), fork, and unlock misuse.  Behaviour only, never
  * timing: budgets are tiny so that slices end quickly, and every wait has
  * a deadline.
  */
@@ -41,6 +43,7 @@ static int restore(void **state)
 {
 	use("slice", 250, 300);
 	atomic_store(&ls_slice_busy_pays, 1);
+	atomic_store(&ls_slice_seats, LS_SLICE_SEATS_AUTO);
 	atomic_store(&ls_slice_trace, NULL);
 	ls_slice_self.lock = NULL;
 	return 0;
@@ -632,6 +635,170 @@ static void test_unlock_to_wait(void **state)
 	assert_idle();
 }
 
+/* -- group slices.  Long gaps (20 us away from the lock, 2 us inside
+ * it) make a slice of one owner not pay; with more waiters than a group
+ * has members (2 here), the slice becomes a group: members take the inner
+ * lock among themselves, each leaves at its seat's end (the budget, 100
+ * us of wall time: it holds the lock for about a tenth of it), passing
+ * its seat to the oldest waiter, and about one seat's end in
+ * LS_SLICE_GROUP_RENEW starts a new group.  The threads run until groups
+ * have formed and seats have passed a few times each (a slice that probes
+ * before the others have queued lets them go, and the lock rests for
+ * ~64 ms: 10 s at most); then every thread must finish its iterations,
+ * the critical sections must never have overlapped, and nothing is left
+ * queued.  Two of the threads use timed locks of 100 us, which time out in
+ * the seat queue (head, middle or tail) or while members. */
+#define GR_THREADS 6
+#define GR_ITERS 200
+static _Atomic long groups, seats_passed, gr_timeouts;
+static _Atomic int gr_inside, gr_overlaps, gr_stop;
+static void count_groups(const void *r, int ev, uint32_t t, uint32_t ahead)
+{
+	if (ev == LS_SL_TRACE_GROUP) {
+		atomic_fetch_add(&groups, 1);
+		assert_int_equal(ahead, 2); /* the group's size */
+	}
+	if (ev == LS_SL_TRACE_SEAT)
+		atomic_fetch_add(&seats_passed, 1);
+}
+static void *group_worker(void *arg)
+{
+	bool timed = (long)arg < 2;
+	while (!atomic_load(&go))
+		sched_yield();
+	for (int i = 0; i < GR_ITERS || !atomic_load(&gr_stop);) {
+		if (timed) {
+			struct timespec t;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			t.tv_nsec += 100000;
+			if (t.tv_nsec >= 1000000000L) {
+				t.tv_sec++;
+				t.tv_nsec -= 1000000000L;
+			}
+			int r = ops->timedlock(st, CLOCK_MONOTONIC, &t);
+			if (r == ETIMEDOUT) {
+				atomic_fetch_add(&gr_timeouts, 1);
+				continue;
+			}
+			assert_int_equal(r, 0);
+		} else {
+			assert_int_equal(ops->lock(st), 0);
+		}
+		if (atomic_fetch_add(&gr_inside, 1) != 0)
+			atomic_fetch_add(&gr_overlaps, 1);
+		spin_us(2);
+		atomic_fetch_sub(&gr_inside, 1);
+		ops->unlock(st);
+		spin_us(20);
+		i++;
+	}
+	return NULL;
+}
+
+static void test_groups(void **state)
+{
+	for (size_t k = 0; k < NINNERS; k++) {
+		pthread_t t[GR_THREADS];
+		use(inners[k], 100, 100);
+		atomic_store(&ls_slice_seats, 2);
+		atomic_store(&ls_slice_busy_pays, 0); /* the gaps alone decide */
+		reset();
+		atomic_store(&groups, 0);
+		atomic_store(&seats_passed, 0);
+		atomic_store(&gr_timeouts, 0);
+		atomic_store(&gr_overlaps, 0);
+		atomic_store(&go, 0);
+		atomic_store(&gr_stop, 0);
+		atomic_store(&ls_slice_trace, count_groups);
+		for (long i = 0; i < GR_THREADS; i++)
+			t[i] = spawn(group_worker, i);
+		atomic_store(&go, 1);
+		for (int i = 0; i < 10000; i++) {
+			if (atomic_load(&groups) >= 3 && atomic_load(&seats_passed) >= 3)
+				break;
+			usleep(1000);
+		}
+		atomic_store(&gr_stop, 1);
+		for (int i = 0; i < GR_THREADS; i++)
+			join(t[i]);
+		atomic_store(&ls_slice_trace, NULL);
+		print_message("%s: %ld groups, %ld seats passed, %ld timeouts\n", inners[k],
+		              atomic_load(&groups), atomic_load(&seats_passed),
+		              atomic_load(&gr_timeouts));
+		assert_int_equal(atomic_load(&gr_overlaps), 0);
+		assert_true(atomic_load(&groups) >= 3);
+		assert_true(atomic_load(&seats_passed) >= 3);
+		assert_idle();
+	}
+}
+
+/* -- a member that blocks (unlock_to_wait) passes its seat at once.  A
+ * slice of one owner whose gaps are long ends at its probe; with three
+ * queued and groups of 2, tickets 0 and 1 become the members and ticket
+ * 2 the head.  Each member unlocks to wait right after its first
+ * acquisition: the first to do so passes its seat to the head (a SEAT
+ * event, no take-over), the second finds
+ * nobody queued and closes the group. */
+static _Atomic int members_seen;
+static _Atomic long seat_events, group_events;
+static void count_seat(const void *r, int ev, uint32_t t, uint32_t ahead)
+{
+	if (ev == LS_SL_TRACE_SEAT)
+		atomic_fetch_add(&seat_events, 1);
+	if (ev == LS_SL_TRACE_GROUP)
+		atomic_fetch_add(&group_events, 1);
+	if (ev == LS_SL_TRACE_TAKEOVER)
+		atomic_fetch_add(&taken, 1);
+}
+static void *leaving_member(void *arg)
+{
+	assert_int_equal(ops->lock(st), 0);
+	if (ls_slice_self.lock == (const void *)st && ls_slice_self.group)
+		atomic_fetch_add(&members_seen, 1);
+	atomic_fetch_add(&got, 1);
+	ops->unlock_to_wait(st);
+	assert_null(ls_slice_self.lock); /* its seat is gone */
+	return NULL;
+}
+static void *probing_owner(void *arg)
+{
+	owner_until_slice_ends(sleep_100us);
+	return NULL;
+}
+
+static void test_group_member_leaves(void **state)
+{
+	/* A 200 ms watch period: the owner's probe, 32 acquisitions 100 us
+	 * apart, never loses the slice to the head, even on a loaded machine. */
+	use("slice:futex", 50000, 1000);
+	atomic_store(&ls_slice_seats, 2);
+	atomic_store(&ls_slice_busy_pays, 0);
+	reset();
+	atomic_store(&got, 0);
+	atomic_store(&members_seen, 0);
+	atomic_store(&seat_events, 0);
+	atomic_store(&group_events, 0);
+	atomic_store(&taken, 0);
+	atomic_store(&ls_slice_trace, count_seat);
+	assert_int_equal(ops->lock(st), 0);
+	pthread_t o = spawn_queued(probing_owner, 0); /* opens the slice */
+	pthread_t m[3];
+	for (long i = 0; i < 3; i++)
+		m[i] = spawn_queued(leaving_member, i);
+	ops->unlock(st);
+	join(o);
+	for (int i = 0; i < 3; i++)
+		join(m[i]);
+	atomic_store(&ls_slice_trace, NULL);
+	assert_int_equal(atomic_load(&got), 3);
+	assert_int_equal(atomic_load(&group_events), 1);
+	assert_true(atomic_load(&members_seen) >= 2); /* the third may find it closed */
+	assert_int_equal(atomic_load(&seat_events), 1);
+	assert_int_equal(atomic_load(&taken), 0);
+	assert_false(word_of(st) & LS_SL_OWNED);
+	assert_idle();
+}
+
 static void test_fork(void **state)
 {
 	use("slice:futex", 10, 100000000);
@@ -666,6 +833,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_gap_probe, restore),
 		cmocka_unit_test_teardown(test_busy_machine, restore),
 		cmocka_unit_test_teardown(test_unlock_to_wait, restore),
+		cmocka_unit_test_teardown(test_groups, restore),
+		cmocka_unit_test_teardown(test_group_member_leaves, restore),
 		cmocka_unit_test_teardown(test_fork, restore),
 		cmocka_unit_test_teardown(test_unlock_misuse, restore),
 	};
