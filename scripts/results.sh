@@ -114,10 +114,10 @@ for part in "${parts[@]}"; do
 		done ;;
 	slice)
 		# Lock slices against glibc (docs/results.md section 10): the three
-		# workloads of `frontier` with the wait tail, slices without groups
-		# (SLICE_SEATS=0) as a variant, LevelDB readrandom (with the same
+		# workloads of `frontier` with the wait tail, slices with groups
+		# (SLICE_SEATS=auto) as a variant, LevelDB readrandom (with the same
 		# variant), and the capacitor at threads <= CPUs.
-		bflags=(-b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=0 -b capacitor:tts -b mcs)
+		bflags=(-b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=auto -b capacitor:tts -b mcs)
 		keys=(--extra-key jain --extra-key hold_min_share --extra-key wait_p99_ns)
 		for w in "short:" "moderate:--cs-work 50 --ncs-work 400" "mixed:--mixed 10"; do
 			name=slice-${w%%:*}; th=2,8,32; fk=min_share
@@ -129,7 +129,7 @@ for part in "${parts[@]}"; do
 				$MB --threads {threads} --seconds 1 ${w#*:} --json | tee "$OUT/$name.txt"
 		done
 		echo "== slice-leveldb" >&2
-		"${LS[@]}" sweep -b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=0 \
+		"${LS[@]}" sweep -b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=auto \
 			--threads 8,32 --runs "$RUNS" \
 			--json-key ops_per_sec --timeout 120 --out "$OUT/slice-leveldb" -q -- \
 			$LB --benchmarks readrandom --threads {threads} --num 100000 --seconds 1 --json |

@@ -11,7 +11,7 @@
 _Atomic unsigned ls_slice_us = 250;
 _Atomic unsigned ls_slice_gap_ns = 300;
 _Atomic unsigned ls_slice_busy_pays = 1;
-_Atomic unsigned ls_slice_seats = LS_SLICE_SEATS_AUTO;
+_Atomic unsigned ls_slice_seats = 0;
 _Atomic(ls_slice_trace_fn) ls_slice_trace;
 __thread struct ls_slice_self ls_slice_self __attribute__((tls_model("initial-exec")));
 

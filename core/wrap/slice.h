@@ -41,8 +41,10 @@
  *    CPUs.  Letting everyone go would leave the shares to the CPU
  *    scheduler (MutexBench's moderate section at 32 threads on 2 CPUs:
  *    min share 0.66-0.74, as glibc's); one owner would leave CPUs idle.
- *    So a slice that does not pay, with at least k = LOCKSWAP_SLICE_SEATS
- *    (CPUs + 1) queued, is handed to the k oldest waiters at once: a
+ *    So, where LOCKSWAP_SLICE_SEATS asks for groups of k (off by default:
+ *    they cost LevelDB readrandom 9-15% at 8-32 threads on 2 CPUs; `auto`
+ *    is the CPUs + 1), a slice that does not pay, with at least k queued,
+ *    is handed to the k oldest waiters at once: a
  *    group, whose members take the inner lock among themselves and keep
  *    the CPUs busy, while the others park.  Each member leaves at its own
  *    seat's end (its slice spent, by the same rule) and passes its seat
@@ -212,7 +214,7 @@
 extern _Atomic unsigned ls_slice_us;     /* LOCKSWAP_SLICE_US: hold budget */
 extern _Atomic unsigned ls_slice_gap_ns; /* LOCKSWAP_SLICE_GAP_NS: the probe's bar */
 extern _Atomic unsigned ls_slice_busy_pays; /* LOCKSWAP_SLICE_BUSY: no free CPU, slices pay */
-extern _Atomic unsigned ls_slice_seats;  /* LOCKSWAP_SLICE_SEATS: a group slice's members */
+extern _Atomic unsigned ls_slice_seats;  /* LOCKSWAP_SLICE_SEATS: a group slice's members (0: off) */
 
 /* Members of a group slice (LOCKSWAP_SLICE_SEATS resolved); 0: groups off. */
 unsigned ls_slice_group_size(void);

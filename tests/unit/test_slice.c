@@ -43,7 +43,7 @@ static int restore(void **state)
 {
 	use("slice", 250, 300);
 	atomic_store(&ls_slice_busy_pays, 1);
-	atomic_store(&ls_slice_seats, LS_SLICE_SEATS_AUTO);
+	atomic_store(&ls_slice_seats, 0); /* the default */
 	atomic_store(&ls_slice_trace, NULL);
 	ls_slice_self.lock = NULL;
 	return 0;
