@@ -191,7 +191,8 @@ static void own(struct ls_slice *r, uint32_t gen, bool group)
 	s->entry = entry_ticks();
 	s->start = s->rel = s->acq = ls_ticks();
 	s->rng = (uint32_t)s->start | 1u; /* xorshift32: any state but 0 */
-	s->cpu0 = cpu_use();
+	/* Only an owner alone asks pays() whether it was preempted. */
+	s->cpu0 = group ? (struct ls_cpu_use){ 0, 0 } : cpu_use();
 }
 
 /* The owner got the inner lock for the first time in its slice. */
@@ -348,7 +349,6 @@ void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void 
 	bool spent = ls_slice_spent(s, now);
 	in->unlock(inner);
 	bool waited = ls_slice_queue_of(atomic_load_explicit(&r->word, memory_order_relaxed));
-	bool paying;
 	if (s->group) {
 		/* A member's gaps are long (that is why it is in a group):
 		 * its probe only decides, at its seat's end, whether the next
@@ -368,11 +368,10 @@ void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void 
 			pass_seat(r);
 		ls_wait_exit(&sc);
 		return;
-	} else {
-		paying = pays(s, now, spent || !waited);
-		if (!spent && paying && waited)
-			return; /* the probe passed, someone waits: the slice goes on */
 	}
+	bool paying = pays(s, now, spent || !waited);
+	if (!spent && paying && waited)
+		return; /* the probe passed, someone waits: the slice goes on */
 	struct ls_wait_scope sc;
 	/* Quiet: an unlock is no cancellation point, and a wake must not be
 	 * cut from the grant it announces. */
