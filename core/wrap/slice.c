@@ -88,6 +88,26 @@ static uint64_t flushed(uint64_t w)
 	return with_grant(w, ls_slice_next_of(w)) & ~(SLICE_BITS | LS_SL_GHOST);
 }
 
+/* A slice's end that serves nobody in particular: with nobody queued it
+ * closes; with an abandoned ticket among those queued (GHOST) it lets
+ * everyone go.  Sets *nw, *to (the tickets to wake end) and *ev, or
+ * returns false: there is a head to serve. */
+static bool end_without_turn(uint64_t w, uint64_t *nw, uint32_t *to, int *ev)
+{
+	if (ls_slice_queue_of(w) == 0) {
+		*nw = w & ~SLICE_BITS;
+		*ev = LS_SL_TRACE_CLOSED;
+		return true;
+	}
+	if (w & LS_SL_GHOST) {
+		*nw = flushed(w);
+		*to = ls_slice_next_of(w);
+		*ev = LS_SL_TRACE_FLUSH_GHOST;
+		return true;
+	}
+	return false;
+}
+
 /* Wake the buckets of tickets from..to-1. */
 static void wake_range(struct ls_slice *r, uint32_t from, uint32_t to)
 {
@@ -261,14 +281,7 @@ static void end_slice(struct ls_slice *r, bool paying)
 			nw = with_quiet(flushed(w));
 			to = ls_slice_next_of(w);
 			ev = LS_SL_TRACE_FLUSH_GAP;
-		} else if (queue == 0) {
-			nw = w & ~SLICE_BITS;
-			ev = LS_SL_TRACE_CLOSED;
-		} else if (w & LS_SL_GHOST) {
-			nw = flushed(w);
-			to = ls_slice_next_of(w);
-			ev = LS_SL_TRACE_FLUSH_GHOST;
-		} else {
+		} else if (!end_without_turn(w, &nw, &to, &ev)) {
 			/* Hand over to the head (or, as a group, to the k
 			 * oldest); wake them and the new head, which takes up
 			 * the watch. */
@@ -312,14 +325,7 @@ static void pass_seat(struct ls_slice *r)
 		if (!(w & LS_SL_OWNED) || ls_slice_gen_of(w) != gen)
 			return; /* a later group, or none: the seat is gone */
 		from = to = ls_slice_grant_of(w);
-		if (ls_slice_queue_of(w) == 0) {
-			nw = w & ~SLICE_BITS;
-			ev = LS_SL_TRACE_CLOSED;
-		} else if (w & LS_SL_GHOST) {
-			nw = flushed(w);
-			to = ls_slice_next_of(w);
-			ev = LS_SL_TRACE_FLUSH_GHOST;
-		} else {
+		if (!end_without_turn(w, &nw, &to, &ev)) {
 			nw = with_grant(w, from + 1);
 			to = from + 1 + (ls_slice_queue_of(w) > 1);
 			ev = LS_SL_TRACE_SEAT;

@@ -481,6 +481,15 @@ static void test_spent_rule(void **state)
 	assert_false(spent_after(399, 50));  /* a busy owner: up to 4x */
 	assert_true(spent_after(400, 50));   /* 4x: at most */
 	assert_true(spent_after(100000, 99));
+	/* A group member's seat: the wall limit only (neither its hold
+	 * budget nor the idle rule). */
+	struct ls_slice_self g = { .start = 1000, .hold = 100, .budget = 100, .wall = 400,
+	                           .group = true };
+	assert_false(ls_slice_spent(&g, 1000 + 399));
+	assert_true(ls_slice_spent(&g, 1000 + 400));
+	g.hold = 0;
+	assert_false(ls_slice_spent(&g, 1000 + 100));
+	assert_true(ls_slice_spent(&g, 1000 + 400));
 }
 
 static void test_gap_probe(void **state)
@@ -668,13 +677,7 @@ static void *group_worker(void *arg)
 		sched_yield();
 	for (int i = 0; i < GR_ITERS || !atomic_load(&gr_stop);) {
 		if (timed) {
-			struct timespec t;
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			t.tv_nsec += 100000;
-			if (t.tv_nsec >= 1000000000L) {
-				t.tv_sec++;
-				t.tv_nsec -= 1000000000L;
-			}
+			struct timespec t = deadline_in_us(CLOCK_MONOTONIC, 100);
 			int r = ops->timedlock(st, CLOCK_MONOTONIC, &t);
 			if (r == ETIMEDOUT) {
 				atomic_fetch_add(&gr_timeouts, 1);
