@@ -368,7 +368,7 @@ void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void 
 			s->lock = NULL; /* an earlier group's seat: a later group took it */
 		else if (short_gaps(s))
 			end_slice(r, true);
-		else if (ls_slice_next_skip(s) % LS_SLICE_GROUP_RENEW == 0)
+		else if (ls_slice_rand(s) % LS_SLICE_GROUP_RENEW == 0)
 			end_slice(r, false); /* a new group (see LS_SLICE_GROUP_RENEW) */
 		else
 			pass_seat(r);

@@ -421,16 +421,22 @@ static inline uint64_t ls_slice_held(const struct ls_slice_self *s, uint64_t now
 	return ls_ticks_since(s->acq + s->entry, now);
 }
 
-/* The next sample falls 1..2 x LS_SLICE_SAMPLE_EVERY - 1 acquisitions on
- * (uniform: mean LS_SLICE_SAMPLE_EVERY). */
-static inline uint32_t ls_slice_next_skip(struct ls_slice_self *s)
+/* The owner's next pseudo-random number (xorshift32). */
+static inline uint32_t ls_slice_rand(struct ls_slice_self *s)
 {
 	uint32_t x = s->rng;
 	x ^= x << 13;
 	x ^= x >> 17;
 	x ^= x << 5;
 	s->rng = x;
-	return x % (2 * LS_SLICE_SAMPLE_EVERY - 1);
+	return x;
+}
+
+/* The next sample falls 1..2 x LS_SLICE_SAMPLE_EVERY - 1 acquisitions on
+ * (uniform: mean LS_SLICE_SAMPLE_EVERY). */
+static inline uint32_t ls_slice_next_skip(struct ls_slice_self *s)
+{
+	return ls_slice_rand(s) % (2 * LS_SLICE_SAMPLE_EVERY - 1);
 }
 
 /* The owner releases.  A timed acquisition: account its hold, for itself
