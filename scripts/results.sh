@@ -5,10 +5,12 @@
 #
 #   bash scripts/results.sh [PART...]     parts: uncontended mutex long condvar
 #                                         leveldb-read leveldb-fill ab capacitor fair
-#                                         rwlock frontier slice (not in the default set)
+#                                         rwlock frontier slice manycore (the last four
+#                                         not in the default set)
 #   RESULTS_RUNS=3 RESULTS_SECONDS=0.3    rounds per point, seconds per run
 #   RESULTS_BACKENDS="glibc futex ..."    default: every backend listed
-#   RESULTS_THREADS=1,2,4,...             thread counts of the mutex sweeps
+#   RESULTS_THREADS=1,2,4,...             thread counts of the mutex sweeps (slice:
+#                                         2,8,32; manycore: 4,16,64)
 #   RESULTS_LDB_THREADS=1,2,...           thread counts of leveldb-read
 #   RESULTS_OUT=DIR                       default out/results
 #   RESULTS_PYTHON=python3                the interpreter with numpy (default /usr/bin/python3)
@@ -43,6 +45,24 @@ sweep() { # name threads key -- cmd
 	echo "== $name" >&2
 	"${LS[@]}" sweep "${bflags[@]}" --threads "$threads" --runs "$RUNS" --json-key "$key" \
 		--extra-key min_share --extra-key max_share --timeout 120 --out "$OUT/$name" -q -- "$@" | tee "$OUT/$name.txt"
+}
+slice_sweeps() { # short/moderate-threads mixed-threads leveldb-threads
+	local keys=(--extra-key jain --extra-key hold_min_share --extra-key wait_p99_ns) w name th fk
+	for w in "short:" "moderate:--cs-work 50 --ncs-work 400" "mixed:--mixed 10"; do
+		name=slice-${w%%:*}; th=$1; fk=min_share
+		[ "$name" = slice-mixed ] && th=$2 fk=class_hold_min_vs_equal
+		echo "== $name" >&2
+		# shellcheck disable=SC2086  # the workload's flags split on purpose
+		"${LS[@]}" sweep "${bflags[@]}" --threads "$th" --runs "$RUNS" --json-key throughput \
+			--fairness-key $fk "${keys[@]}" --timeout 120 --out "$OUT/$name" -q -- \
+			$MB --threads {threads} --seconds 1 ${w#*:} --json | tee "$OUT/$name.txt"
+	done
+	echo "== slice-leveldb" >&2
+	"${LS[@]}" sweep -b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=auto \
+		--threads "$3" --runs "$RUNS" --fairness-key min_share \
+		--json-key ops_per_sec --timeout 120 --out "$OUT/slice-leveldb" -q -- \
+		$LB --benchmarks readrandom --threads {threads} --num 100000 --seconds 1 --json |
+		tee "$OUT/slice-leveldb.txt"
 }
 for part in "${parts[@]}"; do
 	case $part in
@@ -117,27 +137,30 @@ for part in "${parts[@]}"; do
 		# workloads of `frontier` with the wait tail, slices with groups
 		# (SLICE_SEATS=auto) as a variant, LevelDB readrandom (with the same
 		# variant), and the capacitor at threads <= CPUs.
-		bflags=(-b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=auto -b capacitor:tts -b mcs)
-		keys=(--extra-key jain --extra-key hold_min_share --extra-key wait_p99_ns)
-		for w in "short:" "moderate:--cs-work 50 --ncs-work 400" "mixed:--mixed 10"; do
-			name=slice-${w%%:*}; th=2,8,32; fk=min_share
-			[ "$name" = slice-mixed ] && th=8,32 fk=class_hold_min_vs_equal
-			echo "== $name" >&2
-			# shellcheck disable=SC2086  # the workload's flags split on purpose
-			"${LS[@]}" sweep "${bflags[@]}" --threads $th --runs "$RUNS" --json-key throughput \
-				--fairness-key $fk "${keys[@]}" --timeout 120 --out "$OUT/$name" -q -- \
-				$MB --threads {threads} --seconds 1 ${w#*:} --json | tee "$OUT/$name.txt"
-		done
-		echo "== slice-leveldb" >&2
-		"${LS[@]}" sweep -b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=auto \
-			--threads 8,32 --runs "$RUNS" \
-			--json-key ops_per_sec --timeout 120 --out "$OUT/slice-leveldb" -q -- \
-			$LB --benchmarks readrandom --threads {threads} --num 100000 --seconds 1 --json |
-			tee "$OUT/slice-leveldb.txt"
+		[ -n "${RESULTS_BACKENDS:-}" ] ||
+			bflags=(-b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=auto -b capacitor:tts -b mcs)
+		slice_sweeps "${RESULTS_THREADS:-2,8,32}" "${RESULTS_THREADS:-8,32}" "${RESULTS_LDB_THREADS:-8,32}"
 		echo "== slice-capacitor-2" >&2
 		"${LS[@]}" ab -b tts -b capacitor:tts -b futex -b capacitor:futex --runs 9 \
 			--json-key throughput -q --out "$OUT/slice-capacitor-2" -- \
 			$MB --threads 2 --seconds 0.5 --json | tee "$OUT/slice-capacitor-2.txt" ;;
-	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab capacitor fair rwlock frontier slice)" >&2; exit 2 ;;
+	manycore)
+		# Issue 16's rows on a many-core machine (docs/results.md section 10,
+		# "16 cores"): the slice sweeps at 4 / 16 / 64 threads (mcs left out:
+		# capacitor:tts stands for the FIFO locks), the capacitor against its
+		# bare inner lock at threads <= CPUs, and the rwlocks at 50% reads.
+		[ -n "${RESULTS_BACKENDS:-}" ] ||
+			bflags=(-b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=auto -b capacitor:tts)
+		th=${RESULTS_THREADS:-4,16,64}
+		slice_sweeps "$th" "$th" "${RESULTS_LDB_THREADS:-$th}"
+		echo "== manycore-capacitor" >&2
+		"${LS[@]}" sweep -b tts -b capacitor:tts -b futex -b capacitor:futex --threads 4,16 --runs 7 \
+			--json-key throughput --fairness-key min_share --timeout 120 -q --out "$OUT/manycore-capacitor" -- \
+			$MB --threads {threads} --seconds 0.5 --json | tee "$OUT/manycore-capacitor.txt"
+		echo "== manycore-rwlock-50" >&2
+		"${LS[@]}" sweep -r glibc -r futex -r bravo --threads "$th" --runs "$RUNS" \
+			--json-key throughput --fairness-key min_share --timeout 120 -q --out "$OUT/manycore-rwlock-50" -- \
+			$MB --mode rwlock --read-pct 50 --threads {threads} --seconds 0.5 --json | tee "$OUT/manycore-rwlock-50.txt" ;;
+	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab capacitor fair rwlock frontier slice manycore)" >&2; exit 2 ;;
 	esac
 done
