@@ -18,7 +18,7 @@ const struct ls_rwlock_ops *const ls_rwlock_backends[] = {
 	NULL,
 };
 
-/* "|futex|bravo|glibc": LS_RWLOCK_CHOICES skips the first bar. */
+/* "|futex|bravo|slice|glibc": LS_RWLOCK_CHOICES skips the first bar. */
 const char ls_rwlock_names_barred[] =
 #define LS_RWLOCK_BACKEND(name) "|" #name
 #include "rwlock_list.h"

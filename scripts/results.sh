@@ -110,13 +110,13 @@ for part in "${parts[@]}"; do
 			$MB --threads {threads} --seconds "$SECS" --cs-work 10 --ncs-work 10 --json ;;
 	rwlock)
 		# every rwlock backend (LOCKSWAP_RWLOCK), mutex backend at its default
-		for p in 90 99; do
+		for p in 50 90 99; do
 			echo "== rwlock-sweep-$p" >&2
-			"${LS[@]}" sweep -r glibc -r futex -r bravo --threads 1,2,4,8,16,32 --runs 5 \
-				--json-key throughput -q --out "$OUT/rwlock-sweep-$p" -- \
+			"${LS[@]}" sweep -r glibc -r futex -r bravo -r slice --threads 1,2,4,8,16,32 --runs 5 \
+				--json-key throughput --fairness-key min_share -q --out "$OUT/rwlock-sweep-$p" -- \
 				$MB --mode rwlock --read-pct $p --threads {threads} --seconds 0.5 --json | tee "$OUT/rwlock-sweep-$p.txt"
 		done
-		"${LS[@]}" ab -r glibc -r futex -r bravo --runs 9 --json-key throughput -q --out "$OUT/rwlock-ab-99-8" -- \
+		"${LS[@]}" ab -r glibc -r futex -r bravo -r slice --runs 9 --json-key throughput -q --out "$OUT/rwlock-ab-99-8" -- \
 			$MB --mode rwlock --read-pct 99 --threads 8 --seconds 0.5 --json | tee "$OUT/rwlock-ab-99-8.txt" ;;
 	frontier)
 		# Fairness next to speed over mutexbench's steady window (docs/results.md
@@ -148,7 +148,8 @@ for part in "${parts[@]}"; do
 		# Issue 16's rows on a many-core machine (docs/results.md section 10,
 		# "16 cores"): the slice sweeps at 4 / 16 / 64 threads (mcs left out:
 		# capacitor:tts stands for the FIFO locks), the capacitor against its
-		# bare inner lock at threads <= CPUs, and the rwlocks at 50% reads.
+		# bare inner lock at threads <= CPUs, and the rwlocks at 50% reads
+		# (the slice rwlock joined them after the first run on 16 cores).
 		[ -n "${RESULTS_BACKENDS:-}" ] ||
 			bflags=(-b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=auto -b capacitor:tts)
 		th=${RESULTS_THREADS:-4,16,64}
@@ -158,7 +159,7 @@ for part in "${parts[@]}"; do
 			--json-key throughput --fairness-key min_share --timeout 120 -q --out "$OUT/manycore-capacitor" -- \
 			$MB --threads {threads} --seconds 0.5 --json | tee "$OUT/manycore-capacitor.txt"
 		echo "== manycore-rwlock-50" >&2
-		"${LS[@]}" sweep -r glibc -r futex -r bravo --threads "$th" --runs "$RUNS" \
+		"${LS[@]}" sweep -r glibc -r futex -r bravo -r slice --threads "$th" --runs "$RUNS" \
 			--json-key throughput --fairness-key min_share --timeout 120 -q --out "$OUT/manycore-rwlock-50" -- \
 			$MB --mode rwlock --read-pct 50 --threads {threads} --seconds 0.5 --json | tee "$OUT/manycore-rwlock-50.txt" ;;
 	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab capacitor fair rwlock frontier slice manycore)" >&2; exit 2 ;;

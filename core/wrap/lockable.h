@@ -8,6 +8,12 @@
  * The verbs' contract is the backends' (backends/backend.h): lock -> 0,
  * trylock -> 0 or EBUSY, timedlock -> 0 or ETIMEDOUT with a validated
  * deadline, unlock by the holder, is_locked a racy snapshot.
+ *
+ * shared (optional, NULL for a mutex): a racy snapshot of whether the lock
+ * is held in a mode that other threads may join (an rwlock's read mode).
+ * A slice's watch (slice.c) needs it: an owner waiting for such holders
+ * may wait on a thread queued behind it (a reader that holds the lock and
+ * waits for another reader), so the queue must not wait for the owner.
  */
 #ifndef LS_CORE_LOCKABLE_H
 #define LS_CORE_LOCKABLE_H
@@ -21,6 +27,7 @@ struct ls_lockable {
 	int (*timedlock)(void *s, clockid_t clock, const struct timespec *abstime);
 	void (*unlock)(void *s);
 	bool (*is_locked)(void *s);
+	bool (*shared)(void *s);
 };
 
 #endif

@@ -416,6 +416,8 @@ enum { TURN_OWNER, TURN_PLAIN };
 
 struct leave_ctx {
 	struct ls_slice *r;
+	const struct ls_lockable *in; /* the inner lock, for the watch */
+	void *inner;
 	struct ls_twa_bucket *parked; /* between ls_twa_enter and _leave */
 	uint32_t t;
 	bool queued; /* holds ticket t, not served yet */
@@ -511,17 +513,25 @@ static uint64_t watch_units(void)
  * first watcher marks the word; the owner clears the mark at its next
  * acquisition; a mark still there a whole period later means the owner
  * stalled, and the head (a waiter that runs: ShflLock's lesson) takes the
- * slice over, or, with GHOST, anyone flushes.  Returns TURN_OWNER,
- * TURN_PLAIN (flushed), or -1 (keep waiting). */
-static int watch(struct ls_slice *r, uint32_t t)
+ * slice over, or, with GHOST, anyone flushes.  An owner that has not run
+ * yet while the inner lock is held shared (x->in->shared: readers of an
+ * rwlock) is flushed too: the holders may be waiting for a thread queued
+ * here.  Returns TURN_OWNER, TURN_PLAIN (flushed), or -1 (keep waiting). */
+static int watch(const struct leave_ctx *x)
 {
+	struct ls_slice *r = x->r;
+	uint32_t t = x->t;
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
 	uint32_t n = 1; /* tickets served: t, and in a group the next members */
 	do {
 		/* An owner that has not run yet in its slice waits for the inner
 		 * lock, or to be scheduled after its hand-over: taking its slice
-		 * would not get the lock sooner. */
-		if (!(w & LS_SL_OWNED) || !(w & LS_SL_RUN))
+		 * would not get the lock sooner.  Unless others hold the inner
+		 * lock shared: then the owner (a writer) waits for readers, who
+		 * may wait for a reader queued here (glibc's default rwlock kind
+		 * lets that reader in), so the queue is flushed. */
+		bool behind_sharers = !(w & LS_SL_RUN) && x->in->shared && x->in->shared(x->inner);
+		if (!(w & LS_SL_OWNED) || (!(w & LS_SL_RUN) && !behind_sharers))
 			return -1;
 		if (!(w & LS_SL_MARKED)) {
 			nw = w | LS_SL_MARKED | (mark_now() << LS_SL_MARK_SHIFT);
@@ -529,7 +539,7 @@ static int watch(struct ls_slice *r, uint32_t t)
 			uint64_t age = (mark_now() - ((w & LS_SL_MARK_MASK) >> LS_SL_MARK_SHIFT)) & 0x7fu;
 			if (age < watch_units() || age >= 0x40u) /* young, or from the future */
 				return -1;
-			if (w & LS_SL_GHOST)
+			if ((w & LS_SL_GHOST) || behind_sharers)
 				nw = flushed(w);
 			else if (ls_slice_grant_of(w) == t) {
 				uint32_t k = ls_slice_group_size(), queue = ls_slice_queue_of(w);
@@ -544,8 +554,8 @@ static int watch(struct ls_slice *r, uint32_t t)
 	                                                memory_order_relaxed));
 	if (!(w & LS_SL_MARKED))
 		return -1; /* the watch has begun */
-	if (w & LS_SL_GHOST) {
-		traced(r, LS_SL_TRACE_FLUSH_GHOST, t, 0);
+	if (w & LS_SL_GHOST || !(w & LS_SL_RUN)) {
+		traced(r, w & LS_SL_GHOST ? LS_SL_TRACE_FLUSH_GHOST : LS_SL_TRACE_FLUSH_SHARED, t, 0);
 		wake_range(r, ls_slice_grant_of(w), ls_slice_next_of(w));
 		return TURN_PLAIN;
 	}
@@ -606,7 +616,7 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 		if (head && pr == ETIMEDOUT) {
 			/* Before a timed lock gives up too: the mark it finds may
 			 * be an earlier attempt's. */
-			int turn = watch(r, x->t);
+			int turn = watch(x);
 			if (turn >= 0)
 				return turn;
 		}
@@ -685,7 +695,7 @@ int ls_slice_acquire(struct ls_slice *r, const struct ls_lockable *in, void *inn
 {
 	struct ls_wait_scope sc;
 	struct ls_wait_frame f;
-	struct leave_ctx x = { .r = r };
+	struct leave_ctx x = { .r = r, .in = in, .inner = inner };
 	ls_wait_enter(&sc);
 	ls_wait_push(&f, leave_slice, &x);
 	int turn = arrive(&x);

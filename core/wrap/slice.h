@@ -268,6 +268,7 @@ enum {
 	LS_SL_TRACE_SERVED,    /* ticket `t`'s waiter saw it served */
 	LS_SL_TRACE_GROUP,     /* tickets t..t+ahead-1 are handed a group slice */
 	LS_SL_TRACE_SEAT,      /* a leaving member passes its seat to ticket `t` */
+	LS_SL_TRACE_FLUSH_SHARED, /* the owner waits behind shared holders: all let go */
 };
 typedef void (*ls_slice_trace_fn)(const void *r, int event, uint32_t t, uint32_t ahead);
 extern _Atomic(ls_slice_trace_fn) ls_slice_trace;

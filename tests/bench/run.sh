@@ -356,7 +356,7 @@ if [ -f "$LIB" ]; then
 		env LD_PRELOAD="$LIB" "$MB" --json --seconds $S --mode mixed --locks 2
 	expect_json "preloaded mutexbench condvar" mutex condvar 4 -- \
 		env LD_PRELOAD="$LIB" "$MB" --json --seconds $S --mode condvar
-	for rw in futex bravo; do
+	for rw in futex bravo slice; do
 		expect_json "preloaded mutexbench rwlock ($rw)" mutex rwlock 4 -- \
 			env LD_PRELOAD="$LIB" LOCKSWAP_RWLOCK=$rw "$MB" --json --seconds $S --mode rwlock --read-pct 95
 	done

@@ -93,7 +93,7 @@ bad_config() {
 		fail "bad config: $what: rc=$rc stderr='$err' rwlock='$(echo "$out" | grep '^# rwlock')'"
 	fi
 }
-bad_config "unknown rwlock backend" "LOCKSWAP_RWLOCK='nosuch': not one of the accepted values (accepted: futex,bravo,glibc)" LOCKSWAP_RWLOCK=nosuch
+bad_config "unknown rwlock backend" "LOCKSWAP_RWLOCK='nosuch': not one of the accepted values (accepted: futex,bravo,slice,glibc)" LOCKSWAP_RWLOCK=nosuch
 bad_config "another option bad" "LOCKSWAP_SPIN='x'" LOCKSWAP_RWLOCK=bravo LOCKSWAP_SPIN=x
 
 err=$(LOCKSWAP_VERBOSE=on LOCKSWAP_RWLOCK=bravo LD_PRELOAD=$LIB "$P/errors" 2>&1 >/dev/null)

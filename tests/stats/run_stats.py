@@ -553,7 +553,7 @@ def main():
             test_names(run, env, valid, run_report, REPO, PROG, tempfile.mkdtemp(dir=tmp))
         except Exception as e:  # a crash in one case must not hide the others
             report(False, "names", repr(e))
-        for rw in ("futex", "bravo", "glibc"):
+        for rw in ("futex", "bravo", "slice", "glibc"):
             try:
                 test_rwlock(rw, tempfile.mkdtemp(dir=tmp))
                 test_rwlock_programs(rw)

@@ -1,0 +1,53 @@
+#include "rwslice.h"
+
+/* The inner rwlock's verbs with the kind bound, for the slice code's
+ * lockable interface (which passes only the state). */
+#define KIND_VERBS(k)                                                                          \
+	static int rd_lock_##k(void *s) { return ls_rwlock_rdlock(s, k); }                     \
+	static int rd_try_##k(void *s) { return ls_rwlock_tryrdlock(s, k); }                   \
+	static int rd_timed_##k(void *s, clockid_t c, const struct timespec *t)                \
+	{                                                                                        \
+		return ls_rwlock_timedrdlock(s, k, c, t);                                      \
+	}                                                                                        \
+	static int wr_lock_##k(void *s) { return ls_rwlock_wrlock(s, k); }                     \
+	static int wr_timed_##k(void *s, clockid_t c, const struct timespec *t)                \
+	{                                                                                        \
+		return ls_rwlock_timedwrlock(s, k, c, t);                                      \
+	}                                                                                        \
+	static void unlock_##k(void *s) { ls_rwlock_unlock(s, k); }
+
+KIND_VERBS(0)
+KIND_VERBS(1)
+
+_Static_assert(LS_RW_PREFER_WRITER == 1u, "kinds index the tables");
+
+static int wr_try(void *s)
+{
+	return ls_rwlock_trywrlock(s);
+}
+
+/* Held in either mode (the slice's unlock ignores a misused unlock of a
+ * free lock).  relaxed: the caller's own acquisition, if any, is ordered
+ * before this load. */
+static bool held(void *s)
+{
+	return atomic_load_explicit(&((struct ls_rwlock *)s)->word, memory_order_relaxed) &
+	       ~(LS_RW_WWAIT_MASK | LS_RW_HUNGRY);
+}
+
+/* Read-held (relaxed: a racy snapshot, as the watch wants). */
+static bool read_held(void *s)
+{
+	return ls_rwlock_readers(atomic_load_explicit(&((struct ls_rwlock *)s)->word,
+	                                              memory_order_relaxed)) != 0;
+}
+
+const struct ls_lockable ls_rwslice_rd[2] = {
+	{ rd_lock_0, rd_try_0, rd_timed_0, unlock_0, held, read_held },
+	{ rd_lock_1, rd_try_1, rd_timed_1, unlock_1, held, read_held },
+};
+
+const struct ls_lockable ls_rwslice_wr[2] = {
+	{ wr_lock_0, wr_try, wr_timed_0, unlock_0, held, read_held },
+	{ wr_lock_1, wr_try, wr_timed_1, unlock_1, held, read_held },
+};
