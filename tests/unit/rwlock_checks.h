@@ -1,8 +1,9 @@
 /*
  * rwlock_checks.h - checks shared by the rwlock algorithm tests
- * (test_rwlock.c for the futex rwlock, test_bravo.c for BRAVO).  Included,
- * not linked.  The test sets `rw` (the backend under test) and `quiet`
- * (true when the state shows nobody holding or waiting) before each check.
+ * (test_rwlock.c for the futex rwlock, test_bravo.c for BRAVO, test_rwslice.c
+ * for the slice rwlock).  Included, not linked.  The test sets `rw` (the
+ * backend under test) and `quiet` (true when the state shows nobody holding
+ * or waiting) before each check; RW_SHARED_TESTS lists the shared checks.
  * Behaviour only, never timing: waits are bounded polls (10 s = failure).
  */
 #ifndef LS_TEST_RWLOCK_CHECKS_H
@@ -299,5 +300,23 @@ __attribute__((unused)) static void check_writer_timeout_releases_readers(void)
 	rw->unlock(rs, rw_flags);
 	assert_true(quiet(rs));
 }
+
+/* ---- the checks above as cmocka tests, for each algorithm's file ---- */
+
+static void test_exclusion_reader_pref(void **state) { check_exclusion(0); }
+static void test_exclusion_writer_pref(void **state) { check_exclusion(LS_RW_PREFER_WRITER); }
+static void test_try_forms(void **state) { check_try_forms(0); check_try_forms(LS_RW_PREFER_WRITER); }
+static void test_timeouts_clean(void **state) { check_timeouts_clean(0); check_timeouts_clean(LS_RW_PREFER_WRITER); }
+static void test_recursive_read(void **state) { check_recursive_read(); }
+/* Writer preference: readers (fast ones too) stand back for a waiting writer. */
+static void test_writer_preference(void **state) { check_writer_preference(); }
+static void test_writer_timeout(void **state) { check_writer_timeout_releases_readers(); }
+
+/* The shared tests' entries in a file's CMUnitTest list. */
+#define RW_SHARED_TESTS                                                                    \
+	cmocka_unit_test(test_exclusion_reader_pref), cmocka_unit_test(test_exclusion_writer_pref), \
+	cmocka_unit_test(test_try_forms), cmocka_unit_test(test_timeouts_clean),               \
+	cmocka_unit_test(test_recursive_read), cmocka_unit_test(test_writer_preference),       \
+	cmocka_unit_test(test_writer_timeout)
 
 #endif

@@ -44,15 +44,6 @@ static int setup(void **state)
 	return rw ? 0 : -1;
 }
 
-static void test_exclusion_reader_pref(void **state) { check_exclusion(0); }
-static void test_exclusion_writer_pref(void **state) { check_exclusion(LS_RW_PREFER_WRITER); }
-static void test_try_forms(void **state) { check_try_forms(0); check_try_forms(LS_RW_PREFER_WRITER); }
-static void test_timeouts_clean(void **state) { check_timeouts_clean(0); check_timeouts_clean(LS_RW_PREFER_WRITER); }
-static void test_recursive_read(void **state) { check_recursive_read(); }
-/* Writer preference: fast readers also stand back for a waiting writer. */
-static void test_writer_preference(void **state) { check_writer_preference(); }
-static void test_writer_timeout(void **state) { check_writer_timeout_releases_readers(); }
-
 /* A fresh lock is not biased; the first (slow) reader biases it, and the
  * next read is announced in the table, not counted in the inner lock. */
 static void test_first_reader_biases(void **state)
@@ -197,13 +188,7 @@ static void test_rebias_after_inhibition(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exclusion_reader_pref),
-		cmocka_unit_test(test_exclusion_writer_pref),
-		cmocka_unit_test(test_try_forms),
-		cmocka_unit_test(test_timeouts_clean),
-		cmocka_unit_test(test_recursive_read),
-		cmocka_unit_test(test_writer_preference),
-		cmocka_unit_test(test_writer_timeout),
+		RW_SHARED_TESTS,
 		cmocka_unit_test(test_first_reader_biases),
 		cmocka_unit_test(test_revocation_respects_fast_reader),
 		cmocka_unit_test(test_writer_waits_for_fast_reader),

@@ -18,14 +18,6 @@ static int setup(void **state)
 	return rw ? 0 : -1;
 }
 
-static void test_exclusion_reader_pref(void **state) { check_exclusion(0); }
-static void test_exclusion_writer_pref(void **state) { check_exclusion(LS_RW_PREFER_WRITER); }
-static void test_try_forms(void **state) { check_try_forms(0); check_try_forms(LS_RW_PREFER_WRITER); }
-static void test_timeouts_clean(void **state) { check_timeouts_clean(0); check_timeouts_clean(LS_RW_PREFER_WRITER); }
-static void test_recursive_read(void **state) { check_recursive_read(); }
-static void test_writer_preference(void **state) { check_writer_preference(); }
-static void test_writer_timeout(void **state) { check_writer_timeout_releases_readers(); }
-
 /* Reader preference: a reader from another thread gets in while a writer
  * waits (once the writer is counted in the word). */
 static bool writer_counted(void)
@@ -149,14 +141,8 @@ static void test_reader_overflow(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exclusion_reader_pref),
-		cmocka_unit_test(test_exclusion_writer_pref),
-		cmocka_unit_test(test_try_forms),
-		cmocka_unit_test(test_timeouts_clean),
-		cmocka_unit_test(test_recursive_read),
+		RW_SHARED_TESTS,
 		cmocka_unit_test(test_reader_preference),
-		cmocka_unit_test(test_writer_preference),
-		cmocka_unit_test(test_writer_timeout),
 		cmocka_unit_test(test_last_reader_hands_off),
 		cmocka_unit_test(test_reader_overflow),
 		cmocka_unit_test(test_hungry_writer_gets_handoff),
