@@ -26,10 +26,13 @@
  * PREFER_WRITER the inner try refuses such a reader while a writer waits,
  * and the reader queues, as glibc's "nonrecursive" kind would make it wait.
  *
- * A slice owner blocked inside the inner lock (a writer behind readers
- * that do not leave) stalls nothing for long: the head of the slice's
- * queue watches the owner and takes the slice over (slice.c, watch), then
- * gets the read lock by the rule above or the write lock when it frees.
+ * A slice owner blocked inside the inner lock behind readers (a writer
+ * whose slice began while readers that joined held the lock, or a reader
+ * took it with a try) stalls the queue for one watch period at most: those
+ * readers may wait for a reader queued behind the owner, so the head of
+ * the queue, which watches the owner, then flushes it: everyone queued
+ * goes to the inner lock, readers join the readers (slice.c, watch; the
+ * lockables' `shared`).
  *
  * State (24 bytes, all-zero = unlocked): the slice word, then the rwlock.
  */

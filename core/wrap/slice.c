@@ -554,7 +554,8 @@ static int watch(const struct leave_ctx *x)
 	                                                memory_order_relaxed));
 	if (!(w & LS_SL_MARKED))
 		return -1; /* the watch has begun */
-	if (w & LS_SL_GHOST || !(w & LS_SL_RUN)) {
+	/* Flushed: a ghost, or an owner that never ran, behind sharers. */
+	if ((w & LS_SL_GHOST) || !(w & LS_SL_RUN)) {
 		traced(r, w & LS_SL_GHOST ? LS_SL_TRACE_FLUSH_GHOST : LS_SL_TRACE_FLUSH_SHARED, t, 0);
 		wake_range(r, ls_slice_grant_of(w), ls_slice_next_of(w));
 		return TURN_PLAIN;
