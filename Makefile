@@ -86,9 +86,9 @@ $(B)/preload/dlprog: tests/preload/dl/prog.c $(B)/preload/libuser.so $(B)/preloa
 	$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -L$(B)/preload -luser \
 	      -Wl,-rpath,'$$ORIGIN' -ldl -lpthread
 
-preload-bins: $(PRE_BINS) $(B)/preload/dlprog $(B)/stress/stress
+preload-bins: $(PRE_BINS) $(B)/preload/dlprog $(B)/stress/stress $(B)/stress/rwstress
 
-$(B)/stress/stress: tests/stress/stress.c
+$(B)/stress/%: tests/stress/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -o $@ $< -lpthread
 
