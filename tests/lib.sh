@@ -51,6 +51,15 @@ for b in json.load(sys.stdin)["backends"]:
         print(n)'
 }
 
+# Every rwlock backend (LOCKSWAP_RWLOCK's choices, glibc's pass-through
+# among them), as the library lists them.
+list_rw_backends() {
+	describe_json | /usr/bin/python3 -c '
+import json, sys
+o = [o for o in json.load(sys.stdin)["options"] if o["name"] == "LOCKSWAP_RWLOCK"][0]
+print("\n".join(o["choices"].split("|")))'
+}
+
 finish() {
 	echo "$1: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]

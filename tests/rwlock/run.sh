@@ -11,13 +11,6 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 P=$B/rwlock
 
-rw_backends() {
-	describe_json | /usr/bin/python3 -c '
-import json, sys
-o = [o for o in json.load(sys.stdin)["options"] if o["name"] == "LOCKSWAP_RWLOCK"][0]
-print(" ".join(o["choices"].split("|")))'
-}
-
 # run_prog LABEL WANT_RWLOCK PROG [env...]: counts the program's checks
 # and confirms which rwlock backend served it.
 run_prog() {
@@ -48,7 +41,7 @@ run_prog() {
 for prog in errors forkps shared_mutex readers_meet c11; do
 	run_prog none none "$prog"
 done
-for rw in $(rw_backends); do
+for rw in $(list_rw_backends); do
 	for prog in errors forkps shared_mutex readers_meet; do
 		run_prog "$rw" "$rw" "$prog" LOCKSWAP_RWLOCK="$rw"
 	done

@@ -59,7 +59,7 @@ for backend in futex glibc mcs; do
 	done
 done
 
-for rwlock in futex bravo slice glibc; do
+for rwlock in $(list_rw_backends); do
 	ran=$(LOCKSWAP_RWLOCK=$rwlock stats_files off futex rwlock/errors)
 	if [ -z "$ran" ]; then
 		ok "rwlock $rwlock errors: no statistics code ran with LOCKSWAP_STATS=off"

@@ -28,11 +28,7 @@ harness "stress under slice:futex with SLICE_SEATS=auto" stress \
 	LOCKSWAP_BACKEND=slice:futex LOCKSWAP_SLICE_SEATS=auto
 
 # rwlocks (the mutex backend at its default), glibc's own as the reference.
-rw_backends=$(describe_json | /usr/bin/python3 -c '
-import json, sys
-o = [o for o in json.load(sys.stdin)["options"] if o["name"] == "LOCKSWAP_RWLOCK"][0]
-print(" ".join(o["choices"].split("|")))')
-for rw in $rw_backends; do
+for rw in $(list_rw_backends); do
 	harness "rwlock stress under $rw" rwstress LOCKSWAP_RWLOCK="$rw"
 done
 harness "rwlock stress under slice with SLICE_SEATS=auto" rwstress \

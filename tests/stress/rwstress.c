@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../deadline.h"
+
 #define NRW 4
 
 static struct {
@@ -37,60 +39,38 @@ static struct {
 static atomic_int stop;
 static atomic_long violations;
 
-static struct timespec soon(clockid_t c, long us)
-{
-	struct timespec t;
-	clock_gettime(c, &t);
-	t.tv_nsec += us * 1000;
-	while (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
+/* One mode's entry points: plain, try, timed (CLOCK_REALTIME), clock. */
+struct verbs {
+	int (*lock)(pthread_rwlock_t *);
+	int (*trylock)(pthread_rwlock_t *);
+	int (*timedlock)(pthread_rwlock_t *, const struct timespec *);
+	int (*clocklock)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+};
+static const struct verbs rd = { pthread_rwlock_rdlock, pthread_rwlock_tryrdlock,
+	                         pthread_rwlock_timedrdlock, pthread_rwlock_clockrdlock };
+static const struct verbs wr = { pthread_rwlock_wrlock, pthread_rwlock_trywrlock,
+	                         pthread_rwlock_timedwrlock, pthread_rwlock_clockwrlock };
 
-static int rd(pthread_rwlock_t *l, unsigned how)
+/* Take l through entry point `how` of v, retrying tries and deadlines. */
+static int take(const struct verbs *v, pthread_rwlock_t *l, unsigned how)
 {
 	struct timespec t;
 	int r;
 	switch (how % 4) {
-	case 0: return pthread_rwlock_rdlock(l);
+	case 0: return v->lock(l);
 	case 1:
-		while ((r = pthread_rwlock_tryrdlock(l)) == EBUSY)
+		while ((r = v->trylock(l)) == EBUSY)
 			sched_yield();
 		return r;
 	case 2:
 		do {
-			t = soon(CLOCK_REALTIME, 200);
-		} while ((r = pthread_rwlock_timedrdlock(l, &t)) == ETIMEDOUT);
+			t = deadline_in_us(CLOCK_REALTIME, 200);
+		} while ((r = v->timedlock(l, &t)) == ETIMEDOUT);
 		return r;
 	default:
 		do {
-			t = soon(CLOCK_MONOTONIC, 200);
-		} while ((r = pthread_rwlock_clockrdlock(l, CLOCK_MONOTONIC, &t)) == ETIMEDOUT);
-		return r;
-	}
-}
-
-static int wr(pthread_rwlock_t *l, unsigned how)
-{
-	struct timespec t;
-	int r;
-	switch (how % 4) {
-	case 0: return pthread_rwlock_wrlock(l);
-	case 1:
-		while ((r = pthread_rwlock_trywrlock(l)) == EBUSY)
-			sched_yield();
-		return r;
-	case 2:
-		do {
-			t = soon(CLOCK_REALTIME, 200);
-		} while ((r = pthread_rwlock_timedwrlock(l, &t)) == ETIMEDOUT);
-		return r;
-	default:
-		do {
-			t = soon(CLOCK_MONOTONIC, 200);
-		} while ((r = pthread_rwlock_clockwrlock(l, CLOCK_MONOTONIC, &t)) == ETIMEDOUT);
+			t = deadline_in_us(CLOCK_MONOTONIC, 200);
+		} while ((r = v->clocklock(l, CLOCK_MONOTONIC, &t)) == ETIMEDOUT);
 		return r;
 	}
 }
@@ -127,13 +107,13 @@ static void *worker(void *arg)
 		int k = (int)((seed >> 16) % NRW);
 		pthread_rwlock_t *l = &rws[k].rw;
 		if ((seed >> 12) % 2 == 0) {
-			if (wr(l, seed >> 8) != 0)
+			if (take(&wr, l, seed >> 8) != 0)
 				abort();
 			write_section(k, seed);
 			pthread_rwlock_unlock(l);
 			atomic_fetch_add_explicit(&rws[k].writes, 1, memory_order_relaxed);
 		} else {
-			if (rd(l, seed >> 8) != 0)
+			if (take(&rd, l, seed >> 8) != 0)
 				abort();
 			/* Recursive reads: allowed with writers waiting only under
 			 * reader preference. */

@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../deadline.h"
+
 #define NLOCKS 6
 #define QCAP 4
 
@@ -47,18 +49,6 @@ static struct {
 static atomic_int stop;
 static atomic_long next_item = 1;
 
-static struct timespec soon(clockid_t c, long us)
-{
-	struct timespec t;
-	clock_gettime(c, &t);
-	t.tv_nsec += us * 1000;
-	while (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
-
 static int acquire(pthread_mutex_t *m, unsigned how)
 {
 	struct timespec t;
@@ -71,12 +61,12 @@ static int acquire(pthread_mutex_t *m, unsigned how)
 		return r;
 	case 2:
 		do {
-			t = soon(CLOCK_REALTIME, 200);
+			t = deadline_in_us(CLOCK_REALTIME, 200);
 		} while ((r = pthread_mutex_timedlock(m, &t)) == ETIMEDOUT);
 		return r;
 	default:
 		do {
-			t = soon(CLOCK_MONOTONIC, 200);
+			t = deadline_in_us(CLOCK_MONOTONIC, 200);
 		} while ((r = pthread_mutex_clocklock(m, CLOCK_MONOTONIC, &t)) == ETIMEDOUT);
 		return r;
 	}
@@ -110,7 +100,7 @@ static void *producer(void *arg)
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		pthread_mutex_lock(&q.m);
 		while (q.count == QCAP && !atomic_load(&stop)) {
-			struct timespec t = soon(CLOCK_REALTIME, 2000);
+			struct timespec t = deadline_in_us(CLOCK_REALTIME, 2000);
 			pthread_cond_timedwait(&q.not_full, &q.m, &t);
 		}
 		/* stop is read under q.m: a consumer that left (queue empty,
@@ -136,7 +126,7 @@ static void *consumer(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&q.m);
 		while (q.count == 0 && !atomic_load(&stop)) {
-			struct timespec t = soon(CLOCK_MONOTONIC, 2000);
+			struct timespec t = deadline_in_us(CLOCK_MONOTONIC, 2000);
 			pthread_cond_clockwait(&q.not_empty, &q.m, CLOCK_MONOTONIC, &t);
 		}
 		if (q.count == 0) { /* stopped and drained */
