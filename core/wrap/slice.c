@@ -530,8 +530,10 @@ static int watch(const struct leave_ctx *x)
 		 * lock shared: then the owner (a writer) waits for readers, who
 		 * may wait for a reader queued here (glibc's default rwlock kind
 		 * lets that reader in), so the queue is flushed. */
+		if (!(w & LS_SL_OWNED))
+			return -1;
 		bool behind_sharers = !(w & LS_SL_RUN) && x->in->shared && x->in->shared(x->inner);
-		if (!(w & LS_SL_OWNED) || (!(w & LS_SL_RUN) && !behind_sharers))
+		if (!(w & LS_SL_RUN) && !behind_sharers)
 			return -1;
 		if (!(w & LS_SL_MARKED)) {
 			nw = w | LS_SL_MARKED | (mark_now() << LS_SL_MARK_SHIFT);
