@@ -6,6 +6,7 @@
 
 #include "../runtime/futex.h"
 #include "../runtime/thread.h"
+#include "../runtime/ticks.h"
 #include "../runtime/timespec.h"
 #include "../runtime/twa.h"
 #include "../runtime/wait.h"
@@ -202,14 +203,22 @@ static uint32_t departures_ahead(uint64_t w, uint16_t t, unsigned b)
  * ~1 park per 50 acquisitions of capacitor:tts at 2 threads).
  *
  * Polls back off in proportion to the departures still ahead
- * (LS_CAP_POLL_PAUSES pauses each, at most LS_CAP_POLL_AHEAD counted): the
- * word shares its cache line with the inner lock, and each read of it
- * after a holder's write takes the line from the holder, whose next
- * ticket, inner-lock and departure writes then each wait for it (with one
- * pause per poll, capacitor:tts ran at ~0.77x tts at 2 threads, ~0.95x
- * with 16).  The wait this adds to an admission is short (a few hundred
- * ns) and seldom on the critical path: while threads <= CPUs, the members
- * already admitted keep the inner lock busy.
+ * (LS_CAP_POLL_NS of the time-stamp counter each, at most LS_CAP_POLL_AHEAD
+ * counted).  Two reasons.  The word shares its cache line with the inner
+ * lock, and each read of it after a holder's write takes the line from
+ * the holder, whose next ticket, inner-lock and departure writes then
+ * each wait for it.  And a waiter that stays away a little past its
+ * admission lets the thread that holds the inner lock run its remaining
+ * tickets of the platoon with the lines in its own cache: at 2 threads on
+ * 2 CPUs, capacitor:futex ran at 0.39x futex polling every 2 pauses,
+ * 0.64x every 16 (211 ns on the project's Intel VM, where a pause takes
+ * 13 ns), 0.87-1.06x every 300-400 ns, and slower again from 600 ns
+ * (docs/results.md section 11).  Time, not a count of pauses: a pause
+ * takes a few cycles on some x86 CPUs and over a hundred on others, so
+ * the same count was a different back-off on each machine (16 pauses had
+ * suited the earlier AMD VM).  The wait this adds to an admission is
+ * short and seldom on the critical path: while threads <= CPUs, the
+ * members already admitted keep the inner lock busy.
  *
  * Bounds: it stops when more threads are inside than CPUs (the policy's
  * counted spin, then parking, take over: oversubscribed, a spinner would
@@ -217,11 +226,11 @@ static uint32_t departures_ahead(uint64_t w, uint16_t t, unsigned b)
  * moved for LS_SPIN_QUEUE_MIN_NS (above the cost of a hand-over to a
  * parked thread: a member it waits for was preempted, most likely by
  * another process; it parks and the platoon change wakes it), and at the
- * deadline, if any (the clock is read every 8 polls, 128 pauses or more).
+ * deadline, if any (the clock is read every 8 polls, 3.2 us or more).
  * Admission is decided by the word alone, so the B-1 bound does not
  * depend on who spins.
  */
-#define LS_CAP_POLL_PAUSES 16u
+#define LS_CAP_POLL_NS 400u
 #define LS_CAP_POLL_AHEAD 8u
 
 static bool spin_own_cpu(struct ls_capacitor *c, uint16_t t, unsigned b, clockid_t clock,
@@ -231,6 +240,7 @@ static bool spin_own_cpu(struct ls_capacitor *c, uint16_t t, unsigned b, clockid
 	uint64_t w = atomic_load_explicit(&c->word, memory_order_relaxed);
 	uint32_t mark = (uint32_t)w; /* base and depart: move at every departure */
 	uint64_t step = 0;
+	uint64_t poll_ticks = ls_ticks_per_us() * LS_CAP_POLL_NS / 1000;
 	for (uint32_t polls = 1;; polls++) {
 		if (ls_capacitor_admitted(w, t, b))
 			return true;
@@ -241,7 +251,9 @@ static bool spin_own_cpu(struct ls_capacitor *c, uint16_t t, unsigned b, clockid
 		uint32_t ahead = departures_ahead(w, t, b);
 		if (ahead - 1 >= LS_CAP_POLL_AHEAD)
 			ahead = ahead ? LS_CAP_POLL_AHEAD : 1;
-		for (uint32_t i = 0; i < ahead * LS_CAP_POLL_PAUSES; i++)
+		/* The counter, not the clock: no system call, no shared line. */
+		uint64_t until = ls_ticks() + ahead * poll_ticks;
+		while (ls_ticks() < until)
 			ls_cpu_relax();
 		/* relaxed: admission orders no data (the inner lock does). */
 		w = atomic_load_explicit(&c->word, memory_order_relaxed);
