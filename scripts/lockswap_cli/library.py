@@ -61,18 +61,13 @@ def find(explicit=None, script=None):
                      "run `make` in the lockswap source tree, or pass --lib PATH")
 
 
-class Library:
-    """A loaded liblockswap.so and what it says about itself."""
+class _Loaded:
+    """The library's entry points, called in this process."""
 
-    def __init__(self, path):
-        self.path = path
-        try:
-            dll = ctypes.CDLL(path)
-            self._dll = dll
-            self._describe = dll.lockswap_describe
-            self._check = dll.lockswap_check_option
-        except (OSError, AttributeError) as e:
-            raise UsageError(f"{path}: not a usable lockswap library ({e})") from None
+    def __init__(self, path, dll):
+        self._dll = dll
+        self._describe = dll.lockswap_describe
+        self._check = dll.lockswap_check_option
         self._describe.restype = ctypes.c_size_t
         self._describe.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
         self._check.restype = ctypes.c_int
@@ -84,10 +79,8 @@ class Library:
             self._arm_choose.restype = ctypes.c_int
             self._arm_choose.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                          ctypes.c_size_t]
-        self._json = None
 
     def describe_text(self):
-        """The raw JSON text, exactly as the library writes it."""
         size = 4096
         while True:
             buf = ctypes.create_string_buffer(size)
@@ -95,6 +88,102 @@ class Library:
             if need < size:
                 return buf.value.decode("utf-8", "replace")
             size = need + 1
+
+    def check(self, var, value):
+        """(0 or the library's code, its message)."""
+        err = ctypes.create_string_buffer(_ERRLEN)
+        rc = self._check(var.encode(), value.encode(), err, _ERRLEN)
+        return rc, err.value.decode("utf-8", "replace")
+
+    def backend_name(self, name):
+        """The library's full name for `name`, or None without
+        lockswap_backend_name."""
+        fn = getattr(self._dll, "lockswap_backend_name", None)
+        if fn is None:
+            return None
+        fn.restype = ctypes.c_char_p
+        fn.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
+        buf = ctypes.create_string_buffer(128)
+        return fn(name.encode(), buf, 128).decode("utf-8", "replace")
+
+    def has_arms(self):
+        return self._arm_choose is not None
+
+    def arm_choose(self, arms, key):
+        """(index, the library's text)."""
+        buf = ctypes.create_string_buffer(_ERRLEN)
+        index = self._arm_choose(arms.encode(), key.encode(), buf, _ERRLEN)
+        return index, buf.value.decode("utf-8", "replace")
+
+
+class _InChild:
+    """The same entry points, each called in a child Python process that
+    loads the library alone (library_child.py).  For a library this
+    process cannot load next to the ones it has: each build's thread-local
+    state is initial-exec TLS (360 bytes), and glibc keeps only a small
+    reserve of static TLS for libraries loaded after start-up, so an A/B of
+    five builds (`-b NAME,LIB=PATH`) failed with "cannot allocate memory in
+    static TLS block" (four loaded)."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def _ask(self, verb, *args):
+        import subprocess
+        import sys
+        package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        code = ("import sys; sys.path.insert(0, sys.argv[1]); "
+                "from lockswap_cli.library_child import main; main(sys.argv[2:])")
+        p = subprocess.run([sys.executable, "-c", code, package_parent, self.path, verb, *args],
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        if p.returncode != 0:
+            why = (p.stderr.strip().splitlines() or ["no output"])[-1]
+            raise UsageError(f"{self.path}: not a usable lockswap library ({why})")
+        return json.loads(p.stdout)
+
+    def describe_text(self):
+        return self._ask("describe")
+
+    def check(self, var, value):
+        return tuple(self._ask("check", var, value))
+
+    def backend_name(self, name):
+        return self._ask("backend_name", name)
+
+    def has_arms(self):
+        return self._ask("has_arms")
+
+    def arm_choose(self, arms, key):
+        return tuple(self._ask("arm_choose", arms, key))
+
+
+def load_entry_points(path):
+    """_Loaded for the library at path, or _InChild where this process
+    has no static TLS left for it; UsageError for a file that is not a
+    lockswap library."""
+    try:
+        return _Loaded(path, ctypes.CDLL(path))
+    except OSError as e:
+        if "static TLS" in str(e):
+            calls = _InChild(path)
+            calls.describe_text()  # a library that does not load alone either fails here
+            return calls
+        raise UsageError(f"{path}: not a usable lockswap library ({e})") from None
+    except AttributeError as e:
+        raise UsageError(f"{path}: not a usable lockswap library ({e})") from None
+
+
+class Library:
+    """A loaded liblockswap.so and what it says about itself."""
+
+    def __init__(self, path):
+        self.path = path
+        self._calls = load_entry_points(path)
+        self._json = None
+
+    def describe_text(self):
+        """The raw JSON text, exactly as the library writes it."""
+        return self._calls.describe_text()
 
     def describe(self):
         if self._json is None:
@@ -118,10 +207,9 @@ class Library:
     def check(self, var, value):
         """None if LOCKSWAP_<var>=value is valid, else the library's
         one-line message (for an unknown variable, with the known ones)."""
-        err = ctypes.create_string_buffer(_ERRLEN)
-        if self._check(var.encode(), value.encode(), err, _ERRLEN) == 0:
+        rc, msg = self._calls.check(var, value)
+        if rc == 0:
             return None
-        msg = err.value.decode("utf-8", "replace")
         if var not in self.options() and "did you mean" not in msg:
             msg += f" (known: {', '.join(self.options())})"
         return msg
@@ -130,17 +218,12 @@ class Library:
         """The full name of backend `name`: a wrapper given without :INNER
         gets the inner lock it really runs ("capacitor" -> "capacitor:tts");
         the name itself from a library without lockswap_backend_name."""
-        fn = getattr(self._dll, "lockswap_backend_name", None)
-        if fn is None:
-            return name
-        fn.restype = ctypes.c_char_p
-        fn.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
-        buf = ctypes.create_string_buffer(128)
-        return fn(name.encode(), buf, 128).decode("utf-8", "replace")
+        full = self._calls.backend_name(name)
+        return name if full is None else full
 
     @property
     def has_arms(self):
-        return self._arm_choose is not None
+        return self._calls.has_arms()
 
     def require_arms(self):
         if not self.has_arms:
@@ -153,9 +236,7 @@ class Library:
         or the key variable's value); UsageError with the library's line
         for a bad list."""
         self.require_arms()
-        buf = ctypes.create_string_buffer(_ERRLEN)
-        index = self._arm_choose(arms.encode(), key.encode(), buf, _ERRLEN)
-        text = buf.value.decode("utf-8", "replace")
+        index, text = self._calls.arm_choose(arms, key)
         if index < 0:
             raise UsageError(text)
         return index, text

@@ -191,5 +191,44 @@ class PerBackendLibrary(unittest.TestCase, CliAssertions):
         self.assertUsageError(p, "LIB= needs the path")
 
 
+class ManyBuilds(unittest.TestCase, CliAssertions):
+    """Five builds beside the default one: more than this Python process
+    can load next to each other (each build's initial-exec TLS comes out
+    of glibc's small reserve for libraries loaded late), so the CLI asks
+    the extra ones in a child process; they still run, and their settings
+    are still checked by their own library."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.builds = []
+        for name in "abcde":
+            path = os.path.join(cls.tmp.name, name, "liblockswap.so")
+            os.makedirs(os.path.dirname(path))
+            shutil.copy(LIB, path)
+            cls.builds.append(path)
+        cls.log = os.path.join(cls.tmp.name, "preloads")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_five_builds_run(self):
+        p = lockswap("ab", "-b", "futex", *[a for path in self.builds
+                                           for a in ("-b", "futex,LIB=" + path)],
+                     "--json-key", "throughput", "--runs", "2", "--warmup", "0", "-q", "--",
+                     FAKE, env=clean_env(FAKE_PRELOAD_LOG=self.log))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(self.log) as f:
+            libs = sorted(line.split()[1] for line in f)
+        self.assertEqual(libs, sorted([os.path.realpath(LIB)] * 2 + self.builds * 2))
+
+    def test_bad_setting_of_the_last_build(self):
+        p = lockswap("ab", "-b", "futex", *[a for path in self.builds[:-1]
+                                           for a in ("-b", "futex,LIB=" + path)],
+                     "-b", "capacitor:tts,BYPASS=0,LIB=" + self.builds[-1], "--", FAKE)
+        self.assertUsageError(p, "LOCKSWAP_BYPASS='0': must be a whole number")
+
+
 if __name__ == "__main__":
     unittest.main()
