@@ -24,9 +24,36 @@
 
 extern const struct ls_lock_ops ls_backend_futex; /* futex.c */
 
-static inline int ls_futex_inline_try(void *s)
+/*
+ * The counting table's tries (interpose/counting.c): true when the lock was
+ * taken, with *found set to the lock word as it was, which is 0 then.  The
+ * table's lock verb returns that value as its result, so the zero it
+ * returns is already in a register: on x86-64 the compare-and-swap's
+ * expected value (%eax, the return register), or the plain load's result.
+ * Written so that the compiler cannot know the value is 0 (the test is the
+ * instruction's own flag), or it would make a new zero after the row's
+ * address had taken the register (one instruction more on every
+ * uncontended lock with statistics on).
+ */
+static inline bool ls_futex_inline_try(void *s, int *found)
 {
-	return ls_futexlock_trylock(s);
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+	struct ls_futexlock *l = s;
+	uint32_t seen = LS_FUTEX_UNLOCKED;
+	bool taken;
+	/* Acquire on success, as ls_futexlock_trylock: a locked instruction
+	 * is a full barrier on x86-64, and the "memory" clobber keeps the
+	 * compiler from moving the critical section's accesses above it. */
+	__asm__ volatile("lock cmpxchgl %3, %1"
+	                 : "=@ccz"(taken), "+m"(l->word), "+a"(seen)
+	                 : "r"((uint32_t)LS_FUTEX_LOCKED)
+	                 : "memory");
+	*found = (int)seen;
+	return taken;
+#else
+	*found = 0;
+	return ls_futexlock_trylock(s) == 0;
+#endif
 }
 
 static inline void ls_futex_inline_unlock(void *s)
@@ -34,14 +61,34 @@ static inline void ls_futex_inline_unlock(void *s)
 	ls_futexlock_unlock(s);
 }
 
-static inline int ls_futex_inline_try_single(void *s)
+static inline bool ls_futex_inline_try_single(void *s, int *found)
 {
-	/* Both expected: the plain store falls through to what follows. */
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+	if (__builtin_expect(ls_single_threaded(), 1)) {
+		struct ls_futexlock *l = s;
+		uint32_t seen;
+		bool unlocked;
+		/* A plain load and test (relaxed: nobody else can look while
+		 * the process has one thread), as ls_futexlock_lock_plain. */
+		__asm__("movl %2, %0\n\ttestl %0, %0"
+		        : "=&r"(seen), "=@ccz"(unlocked)
+		        : "m"(l->word));
+		if (__builtin_expect(unlocked, 1)) {
+			atomic_store_explicit(&l->word, (uint32_t)LS_FUTEX_LOCKED,
+			                      memory_order_relaxed);
+			*found = (int)seen;
+			return true;
+		}
+	}
+#else
 	if (__builtin_expect(ls_single_threaded(), 1) &&
-	    __builtin_expect(ls_futexlock_lock_plain(s), 1))
-		return 0;
+	    __builtin_expect(ls_futexlock_lock_plain(s), 1)) {
+		*found = 0;
+		return true;
+	}
+#endif
 	ls_single_over();
-	return ls_futexlock_trylock(s);
+	return ls_futex_inline_try(s, found);
 }
 
 static inline void ls_futex_inline_unlock_single(void *s)
@@ -53,7 +100,8 @@ static inline void ls_futex_inline_unlock_single(void *s)
 }
 
 /* X(id, table, try, try_single, unlock, unlock_single): the backend's
- * ops table and its atomic and single-threaded trylock and unlock. */
+ * ops table, its atomic and single-threaded tries (bool try(void *state,
+ * int *found), above) and unlocks. */
 #define LS_INLINE_BACKENDS(X)                                                              \
 	X(futex, ls_backend_futex, ls_futex_inline_try, ls_futex_inline_try_single,        \
 	  ls_futex_inline_unlock, ls_futex_inline_unlock_single)

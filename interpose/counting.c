@@ -13,7 +13,9 @@
  * Every other case goes, by a jump, to the slow path's protocol
  * (mutex_counted.h: ls_mutex_counted_*), which records exactly what it did
  * before this table existed: a hold sample due (its clock starts before
- * the try), the thread's first use of the mutex (it gets a record and
+ * the try; in the common case two hooks around the try instead of the
+ * whole protocol, stats/hooks.h ls_stats_hold_quick_begin), the thread's
+ * first use of the mutex (it gets a record and
  * keys the row), contention (the waiting time, sampled waits; the backend
  * then waits with lock_after_try, without a second try), the holder
  * changing (the holder word on the mutex's own line, the owner change in
@@ -44,12 +46,13 @@
  * publishes the tables that use them. */
 static const struct ls_lock_ops *atomic_ops, *single_ops;
 
-static inline __attribute__((always_inline)) int count_lock(int (*try)(void *), void *s,
+static inline __attribute__((always_inline)) int count_lock(bool (*try)(void *, int *), void *s,
                                                             uintptr_t site)
 {
+	int zero; /* the lock word the try found free: the verb's result */
 	if (UNLIKELY(!ls_stats_quick_take()))
 		return ls_mutex_counted_declined(s, site);
-	if (UNLIKELY(try(s) != 0))
+	if (UNLIKELY(!try(s, &zero)))
 		return ls_mutex_counted_blocked(s, site);
 	uint64_t off = ls_stats_quick_mine(&ls_mutex_of(s)->stats);
 	if (UNLIKELY(off > LS_STATS_ROW_LAST))
@@ -58,7 +61,7 @@ static inline __attribute__((always_inline)) int count_lock(int (*try)(void *), 
 	if (UNLIKELY(r->key != (uintptr_t)s))
 		return ls_mutex_counted_changed(s, site);
 	ls_stats_quick_count(r, site);
-	return 0;
+	return zero;
 }
 
 /* pthread_mutex_unlock calls the unlock verb (it returns 0 after), so the
@@ -111,8 +114,13 @@ static int counted_trylock(void *s)
 	}
 
 /* Any backend: its verbs through the tables bound at start-up. */
-static int any_try_atomic(void *s) { return atomic_ops->trylock(s); }
-static int any_try_single(void *s) { return single_ops->trylock(s); }
+static bool any_try(const struct ls_lock_ops *ops, void *s, int *found)
+{
+	*found = ops->trylock(s);
+	return *found == 0;
+}
+static bool any_try_atomic(void *s, int *found) { return any_try(atomic_ops, s, found); }
+static bool any_try_single(void *s, int *found) { return any_try(single_ops, s, found); }
 static void any_unlock_atomic(void *s) { atomic_ops->unlock(s); }
 static void any_unlock_single(void *s) { single_ops->unlock(s); }
 COUNTING_TABLES(any, any_try_atomic, any_try_single, any_unlock_atomic, any_unlock_single);

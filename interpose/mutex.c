@@ -436,7 +436,29 @@ static INLINE int observed_plain_lock(pthread_mutex_t *m, const struct ls_lock_o
 int ls_mutex_counted_declined(void *m, uintptr_t site)
 {
 	ls_counting_declined();
-	return observed_plain_lock(m, ls_active(), site);
+	const struct ls_lock_ops *b = ls_active();
+	if (ls_hold_due) {
+		/* A hold sample due: in the common case (stats/hooks.h
+		 * ls_stats_hold_quick_begin) two hooks around the try instead of
+		 * the whole protocol, which builds a call record to learn what
+		 * these already know.  A plain kind (the gate's test), served
+		 * by the backend's own verbs (the counting table's). */
+		_Atomic uint32_t *w = &ls_mutex_of(m)->stats;
+		uint64_t t0 = ls_stats_hold_quick_begin(w, m);
+		if (t0) {
+			int32_t kind = ls_mutex_kind(ls_mutex_of(m));
+			int e = try_body(m, b, kind);
+			if (LIKELY(e == 0)) {
+				ls_hold_due = ls_stats_hold_quick_end(w, m, site,
+				                                      &ls_mutex_of(m)->unlock_want, t0);
+				return 0;
+			}
+			/* Held: the whole protocol from the block on, which
+			 * starts this sample's clock again before it waits. */
+			return observed_blocking_lock(m, b, kind, site);
+		}
+	}
+	return observed_plain_lock(m, b, site);
 }
 
 int ls_mutex_counted_blocked(void *m, uintptr_t site)

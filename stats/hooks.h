@@ -159,6 +159,24 @@ bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site);
  * sample due, no slot word): then the shim calls ls_stats_locked. */
 enum { LS_STATS_QUICK_DECLINED = 2 };
 int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site);
+
+/* A mutex lock whose hold sample is due (the countdown is at its end), in
+ * two calls around the shim's try, for the common case: the thread has its
+ * block and is not in the profiler, the mutex's slot word names its
+ * record, and the signal helper is not wanted.  ls_stats_hold_quick_begin
+ * checks that and returns the sample's start (the clock, read before the
+ * try, as the whole protocol reads it), or 0: then the shim runs the whole
+ * protocol.  After a try that got the mutex, ls_stats_hold_quick_end
+ * records what the whole protocol would have recorded (the acquisition,
+ * the holder, the open hold sample and the unlock word's bit; the
+ * countdown starts again) and returns 0, or 1 where the whole protocol's
+ * answer (ls_stats_locked) would be that the next hold sample is due at
+ * once.  After a try that failed, the shim runs the whole protocol from
+ * the block on (the countdown still at its end, so that lock is the
+ * sampled one). */
+uint64_t ls_stats_hold_quick_begin(_Atomic uint32_t *slot, const void *addr);
+int ls_stats_hold_quick_end(_Atomic uint32_t *slot, const void *addr, uintptr_t site,
+                            _Atomic uint32_t *unlock_want, uint64_t t0);
 /* The same for an rwlock that lockswap serves (its slot word at hand),
  * read or write: the common case of ls_stats_rw_locked. */
 int ls_stats_rw_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site, bool write);

@@ -493,6 +493,36 @@ int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintpt
 	return LS_STATS_QUICK_DECLINED;
 }
 
+uint64_t ls_stats_hold_quick_begin(_Atomic uint32_t *slot, const void *addr)
+{
+	struct ls_stats_thread *t = ls_stats_me;
+	/* The countdown is at its end (1) here, so quick() would decline:
+	 * the same tests without it.  busy: in the profiler the countdown is
+	 * held at 1 too (impl.h ls_stats_enter), and that is no sample. */
+	if (UNLIKELY(t == NULL || ls_stats_q.busy || ls_stats_q.hold_left != 1 ||
+	             atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) ||
+	             !named_slot(atomic_load_explicit(slot, memory_order_relaxed),
+	                         (uintptr_t)addr | LS_REC_MUTEX)))
+		return 0;
+	uint64_t t0 = ls_stats_now();
+	return t0 ? t0 : 1;
+}
+
+int ls_stats_hold_quick_end(_Atomic uint32_t *slot, const void *addr, uintptr_t site,
+                            _Atomic uint32_t *unlock_want, uint64_t t0)
+{
+	struct ls_stats_thread *t = ls_stats_me;
+	/* The slot word was checked before the try; only this thread's own
+	 * slow path could have changed it since, and it did not run. */
+	uint32_t s = ls_stats_word_slot(atomic_load_explicit(slot, memory_order_relaxed));
+	ls_stats_q.hold_left = ls_stats_hold_period(t); /* hold_sampled's reset */
+	acquired(t, s, slot + 1, (void *)addr, site, t0);
+	key_row(t, s, addr);
+	if (unlock_want)
+		atomic_fetch_or_explicit(unlock_want, LS_UNLOCK_WANT_HOLD, memory_order_relaxed);
+	return ls_stats_q.hold_left == 1;
+}
+
 int ls_stats_rw_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site, bool write)
 {
 	uint32_t s;
