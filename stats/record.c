@@ -512,8 +512,10 @@ int ls_stats_hold_quick_end(_Atomic uint32_t *slot, const void *addr, uintptr_t 
                             _Atomic uint32_t *unlock_want, uint64_t t0)
 {
 	struct ls_stats_thread *t = ls_stats_me;
-	/* The slot word was checked before the try; only this thread's own
-	 * slow path could have changed it since, and it did not run. */
+	/* The slot word named this mutex's record before the try (begin).  A
+	 * word that names a record changes only when the mutex is destroyed
+	 * or initialised again (ls_stats_forget), which nobody may do to a
+	 * mutex that this thread has just locked. */
 	uint32_t s = ls_stats_word_slot(atomic_load_explicit(slot, memory_order_relaxed));
 	ls_stats_q.hold_left = ls_stats_hold_period(t); /* hold_sampled's reset */
 	acquired(t, s, slot + 1, (void *)addr, site, t0);

@@ -64,7 +64,7 @@ def find(explicit=None, script=None):
 class _Loaded:
     """The library's entry points, called in this process."""
 
-    def __init__(self, path, dll):
+    def __init__(self, dll):
         self._dll = dll
         self._describe = dll.lockswap_describe
         self._check = dll.lockswap_check_option
@@ -162,7 +162,7 @@ def load_entry_points(path):
     has no static TLS left for it; UsageError for a file that is not a
     lockswap library."""
     try:
-        return _Loaded(path, ctypes.CDLL(path))
+        return _Loaded(ctypes.CDLL(path))
     except OSError as e:
         if "static TLS" in str(e):
             calls = _InChild(path)

@@ -12,7 +12,7 @@ from .library import _Loaded
 def main(argv):
     path, verb, args = argv[0], argv[1], argv[2:]
     try:
-        calls = _Loaded(path, ctypes.CDLL(path))
+        calls = _Loaded(ctypes.CDLL(path))
     except (OSError, AttributeError) as e:
         sys.exit(f"{e}")
     answer = getattr(calls, {"describe": "describe_text"}.get(verb, verb))(*args)
