@@ -488,7 +488,19 @@ int ls_mutex_counted_trylock(void *m, uintptr_t site)
 
 void ls_mutex_counted_unlock(void *m, uintptr_t site)
 {
-	observed_wanted_unlock(m, ls_active(), ls_mutex_kind(ls_mutex_of(m)), site);
+	const struct ls_lock_ops *b = ls_active();
+	int32_t kind = ls_mutex_kind(ls_mutex_of(m));
+	uint32_t hslot;
+	uint64_t t0;
+	/* A hold sample's end: in the common case two hooks around the
+	 * release (stats/hooks.h ls_stats_hold_quick_unlock). */
+	if (LIKELY(ls_stats_hold_quick_unlock(&ls_mutex_of(m)->unlock_want, m, &hslot, &t0))) {
+		unlock_body(m, b, kind);
+		if (t0)
+			ls_stats_hold_quick_done(hslot, t0);
+		return;
+	}
+	observed_wanted_unlock(m, b, kind, site);
 }
 
 static SLOW int lock_slow(pthread_mutex_t *m)

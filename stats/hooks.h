@@ -177,6 +177,19 @@ int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintpt
 uint64_t ls_stats_hold_quick_begin(_Atomic uint32_t *slot, const void *addr);
 int ls_stats_hold_quick_end(_Atomic uint32_t *slot, const void *addr, uintptr_t site,
                             _Atomic uint32_t *unlock_want, uint64_t t0);
+/* The unlock of a mutex whose unlock word is set, in two calls around the
+ * shim's release, for the common case: the word asks only for this
+ * thread's hold sample (LS_UNLOCK_WANT_HOLD, set by ls_stats_hold_quick_end
+ * or the whole protocol) and no waiter anywhere has asked for a holder's
+ * stack.  ls_stats_hold_quick_unlock clears the word, as
+ * ls_stats_unlock_begin does, and returns true with the open sample's start
+ * in *t0 (0: none open here) and its record in *hslot; false: the shim runs
+ * the whole unlock protocol (ls_stats_unlock_begin / _end), for which the
+ * word's clearing changes nothing.  After the release,
+ * ls_stats_hold_quick_done adds the hold's time (t0 != 0). */
+bool ls_stats_hold_quick_unlock(_Atomic uint32_t *unlock_want, const void *addr, uint32_t *hslot,
+                                uint64_t *t0);
+void ls_stats_hold_quick_done(uint32_t hslot, uint64_t t0);
 /* The same for an rwlock that lockswap serves (its slot word at hand),
  * read or write: the common case of ls_stats_rw_locked. */
 int ls_stats_rw_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site, bool write);

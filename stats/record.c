@@ -613,6 +613,28 @@ void ls_stats_unlock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m
 	k->t0 = t->nheld ? hold_take(t, m->addr, &k->hslot) : 0;
 }
 
+bool ls_stats_hold_quick_unlock(_Atomic uint32_t *unlock_want, const void *addr, uint32_t *hslot,
+                                uint64_t *t0)
+{
+	struct ls_stats_thread *t = ls_stats_me;
+	if (UNLIKELY(t == NULL || ls_stats_q.busy ||
+	             atomic_load_explicit(&ls_stats_stacks_asked, memory_order_relaxed)))
+		return false;
+	/* Acquire, as in ls_stats_unlock_begin: a waiter's stack bit set
+	 * before it is seen here, and sends this unlock the whole way. */
+	if (atomic_exchange_explicit(unlock_want, 0, memory_order_acquire) != LS_UNLOCK_WANT_HOLD)
+		return false;
+	*hslot = 0;
+	*t0 = t->nheld ? hold_take(t, (void *)addr, hslot) : 0;
+	return true;
+}
+
+void ls_stats_hold_quick_done(uint32_t hslot, uint64_t t0)
+{
+	/* After the release, as ls_stats_unlock_end. */
+	ls_stats_timing_add(&ls_stats_rec(hslot)->hold, ls_stats_now() - t0);
+}
+
 void ls_stats_unlock_end(struct ls_stats_call *k, int e)
 {
 	if (!k->t)
