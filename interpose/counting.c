@@ -24,7 +24,9 @@
  * trylock: the slow path's protocol (a failure is counted there).
  * unlock: the backend's, unless the statistics want to see it (a hold
  * sample open in this thread, a stack asked for: hooks.h
- * ls_stats_unlock_wanted), then the slow path's observed unlock.
+ * ls_stats_unlock_wanted), then the slow path's observed unlock (for a
+ * hold sample alone, two hooks around the release:
+ * ls_stats_hold_quick_unlock).
  *
  * Two tables: one over the backend's atomic verbs, and, when the backend
  * has a single-threaded table, one over that, which the gate holds while

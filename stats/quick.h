@@ -85,7 +85,8 @@ static inline uint32_t ls_stats_word_slot(uint32_t word)
  * each field is one %fs-relative access.  `rows` and `serial` are its
  * block's (set when the block is attached).  `hold_left` is the thread's
  * hold-sample countdown: every acquisition, counted here or by the hooks,
- * moves it one step; at 1 the next lock takes the whole protocol, whose
+ * moves it one step; at 1 the next lock leaves the inline step for the
+ * hooks (hooks.h ls_stats_hold_quick_begin, else the whole protocol), whose
  * hold sample starts before the try.  It is held at 1 whenever the inline
  * step must not count: the thread has no block yet (the initial value; its
  * first lock goes to the hooks, which attach one), it has exited, or it is
