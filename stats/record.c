@@ -311,6 +311,16 @@ static __attribute__((noinline)) void lock_begin_slow(struct ls_stats_call *k,
 	}
 }
 
+/* The object's side of the common case below (quick), which the hold
+ * hooks share (ls_stats_hold_quick_begin): the signal helper not wanted,
+ * and a slot word that names the record of `key` (its slot in *s). */
+static inline __attribute__((always_inline)) bool record_named(_Atomic uint32_t *slot,
+                                                               uintptr_t key, uint32_t *s)
+{
+	return slot && !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
+	       (*s = named_slot(atomic_load_explicit(slot, memory_order_relaxed), key));
+}
+
 /* The common case of every lock hook: a thread with its block, outside
  * the profiler, its next hold sample not due, the signal helper not
  * wanted, and an object whose slot word names its record (`key`:
@@ -322,9 +332,7 @@ quick(_Atomic uint32_t *slot, uintptr_t key, uint32_t *s)
 	struct ls_stats_thread *t = ls_stats_me;
 	/* Inside the profiler the countdown is held at 1 (impl.h
 	 * ls_stats_enter): its test covers the in-profiler flag. */
-	if (LIKELY(t != NULL && ls_stats_q.hold_left > 1 && slot &&
-	           !atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) &&
-	           (*s = named_slot(atomic_load_explicit(slot, memory_order_relaxed), key)))) {
+	if (LIKELY(t != NULL && ls_stats_q.hold_left > 1 && record_named(slot, key, s))) {
 		ls_stats_q.hold_left--;
 		return t;
 	}
@@ -496,13 +504,12 @@ int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintpt
 uint64_t ls_stats_hold_quick_begin(_Atomic uint32_t *slot, const void *addr)
 {
 	struct ls_stats_thread *t = ls_stats_me;
+	uint32_t s;
 	/* The countdown is at its end (1) here, so quick() would decline:
 	 * the same tests without it.  busy: in the profiler the countdown is
 	 * held at 1 too (impl.h ls_stats_enter), and that is no sample. */
 	if (UNLIKELY(t == NULL || ls_stats_q.busy || ls_stats_q.hold_left != 1 ||
-	             atomic_load_explicit(&ls_stats_helper_wanted, memory_order_relaxed) ||
-	             !named_slot(atomic_load_explicit(slot, memory_order_relaxed),
-	                         (uintptr_t)addr | LS_REC_MUTEX)))
+	             !record_named(slot, (uintptr_t)addr | LS_REC_MUTEX, &s)))
 		return 0;
 	uint64_t t0 = ls_stats_now();
 	return t0 ? t0 : 1;

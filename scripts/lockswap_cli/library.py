@@ -8,6 +8,8 @@ the CLI offers and accepts.
 import ctypes
 import json
 import os
+import subprocess
+import sys
 
 from .errors import UsageError
 
@@ -127,10 +129,9 @@ class _InChild:
 
     def __init__(self, path):
         self.path = path
+        self._text = None
 
     def _ask(self, verb, *args):
-        import subprocess
-        import sys
         package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         code = ("import sys; sys.path.insert(0, sys.argv[1]); "
                 "from lockswap_cli.library_child import main; main(sys.argv[2:])")
@@ -142,7 +143,11 @@ class _InChild:
         return json.loads(p.stdout)
 
     def describe_text(self):
-        return self._ask("describe")
+        # Asked once: load_entry_points asks first, to refuse a file that
+        # is not a lockswap library, and Library.describe asks again.
+        if self._text is None:
+            self._text = self._ask("describe")
+        return self._text
 
     def check(self, var, value):
         return tuple(self._ask("check", var, value))
