@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 enum mode { M_MUTEX, M_TRYLOCK, M_CONDVAR, M_MIXED, M_RWLOCK };
@@ -750,6 +751,8 @@ struct window {
 	uint64_t start, end;         /* ns, CLOCK_MONOTONIC */
 	enum rule rule;
 	uint64_t *ops0, *ops1, *hold0, *hold1;   /* per-thread counters at start, end */
+	uint64_t *cpu0, *cpu1;       /* per-thread CPU time (ns) at start, end */
+	struct rusage ru0, ru1;      /* the process's context switches at start, end */
 };
 
 static void sleep_until(uint64_t deadline)
@@ -761,12 +764,26 @@ static void sleep_until(uint64_t deadline)
 	}
 }
 
-static void snapshot(uint64_t *ops, uint64_t *hold)
+/* A thread's CPU time so far, from its CPU-time clock (readable from any
+ * thread of the process); 0 if the clock cannot be read. */
+static uint64_t thread_cpu_ns(pthread_t t)
+{
+	clockid_t c;
+	struct timespec ts;
+	if (pthread_getcpuclockid(t, &c) != 0 || clock_gettime(c, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void snapshot(uint64_t *ops, uint64_t *hold, uint64_t *cpu, struct rusage *ru)
 {
 	for (int i = 0; i < opt.threads; i++) {
 		ops[i] = atomic_load_explicit(&thr[i].ops, memory_order_relaxed);
 		hold[i] = atomic_load_explicit(&thr[i].hold, memory_order_relaxed);
+		cpu[i] = thread_cpu_ns(thr[i].tid);
 	}
+	if (getrusage(RUSAGE_SELF, ru) != 0)
+		memset(ru, 0, sizeof *ru);
 }
 
 /* Called right after the start barrier.  Waits out the warm-up and every
@@ -788,11 +805,13 @@ static void measure_window(struct window *w)
 	w->ops1 = xcalloc((size_t)T, sizeof(uint64_t));
 	w->hold0 = xcalloc((size_t)T, sizeof(uint64_t));
 	w->hold1 = xcalloc((size_t)T, sizeof(uint64_t));
+	w->cpu0 = xcalloc((size_t)T, sizeof(uint64_t));
+	w->cpu1 = xcalloc((size_t)T, sizeof(uint64_t));
 	atomic_store_explicit(&measuring, true, memory_order_relaxed);
 	w->start = now_ns();
-	snapshot(w->ops0, w->hold0);
+	snapshot(w->ops0, w->hold0, w->cpu0, &w->ru0);
 	sleep_until(w->start + (uint64_t)(opt.seconds * 1e9));
-	snapshot(w->ops1, w->hold1);
+	snapshot(w->ops1, w->hold1, w->cpu1, &w->ru1);
 	w->end = now_ns();
 	atomic_store_explicit(&measuring, false, memory_order_relaxed);
 }
@@ -904,10 +923,12 @@ int main(int argc, char **argv)
 
 	/* Fairness over the window's per-thread ops and hold. */
 	uint64_t *wops = xcalloc((size_t)T, sizeof *wops), *whold = xcalloc((size_t)T, sizeof *whold);
+	uint64_t *wcpu = xcalloc((size_t)T, sizeof *wcpu);
 	uint64_t total_ops = 0, acq = 0, overlaps = 0, produced = 0, consumed = 0, nsamp = 0;
 	for (int i = 0; i < T; i++) {
 		wops[i] = w.ops1[i] - w.ops0[i];
 		whold[i] = w.hold1[i] - w.hold0[i];
+		wcpu[i] = w.cpu1[i] > w.cpu0[i] ? w.cpu1[i] - w.cpu0[i] : 0;
 		total_ops += atomic_load_explicit(&thr[i].ops, memory_order_relaxed);
 		acq += thr[i].acq;
 		overlaps += thr[i].overlaps;
@@ -915,7 +936,11 @@ int main(int argc, char **argv)
 		consumed += thr[i].consumed;
 		nsamp += thr[i].nsamples;
 	}
-	struct shares so = shares_of(wops, T), sh = shares_of(whold, T);
+	struct shares so = shares_of(wops, T), sh = shares_of(whold, T), sc = shares_of(wcpu, T);
+	/* The whole process's, main thread included (it sleeps through the
+	 * window: one or two switches). */
+	uint64_t vcsw = (uint64_t)(w.ru1.ru_nvcsw - w.ru0.ru_nvcsw),
+	         ivcsw = (uint64_t)(w.ru1.ru_nivcsw - w.ru0.ru_nivcsw);
 	struct class_sum cls[MAX_CLASSES];
 	double cls_min = 0, cls_max = 0;
 	if (opt.nclasses) {
@@ -985,6 +1010,11 @@ int main(int argc, char **argv)
 		print_share_array("per_thread_hold_share", whold, T, sh.total);
 		printf(",\"hold_min_share\":%.4f,\"hold_max_share\":%.4f,\"hold_min_max\":%.4f,"
 		       "\"hold_jain\":%.4f", sh.min_share, sh.max_share, sh.min_max, sh.jain);
+		print_u64_array("per_thread_cpu_ns", wcpu, T);
+		print_share_array("per_thread_cpu_share", wcpu, T, sc.total);
+		printf(",\"cpu_min_share\":%.4f,\"cpu_max_share\":%.4f,\"voluntary_switches\":%llu,"
+		       "\"involuntary_switches\":%llu", sc.min_share, sc.max_share,
+		       (unsigned long long)vcsw, (unsigned long long)ivcsw);
 		if (opt.nclasses) {
 			printf(",\"classes\":[");
 			for (int k = 0; k < opt.nclasses; k++)
@@ -1008,8 +1038,10 @@ int main(int argc, char **argv)
 			       (unsigned long long)produced, (unsigned long long)consumed);
 		if (opt.mode == M_RWLOCK)
 			printf(" read_pct=%ld", opt.read_pct);
-		printf(" hold_min_share=%.2f hold_jain=%.3f window=%.2f-%.2fs(%s)", sh.min_share,
-		       sh.jain, since_start(w.start), since_start(w.end), rule_names[w.rule]);
+		printf(" hold_min_share=%.2f hold_jain=%.3f cpu_min_share=%.2f switches=%llu+%llu"
+		       " window=%.2f-%.2fs(%s)", sh.min_share, sh.jain, sc.min_share,
+		       (unsigned long long)vcsw, (unsigned long long)ivcsw, since_start(w.start),
+		       since_start(w.end), rule_names[w.rule]);
 		if (opt.nclasses) {
 			printf(" class_hold_vs_equal=");
 			for (int k = 0; k < opt.nclasses; k++)

@@ -47,7 +47,8 @@ sweep() { # name threads key -- cmd
 		--extra-key min_share --extra-key max_share --timeout 120 --out "$OUT/$name" -q -- "$@" | tee "$OUT/$name.txt"
 }
 slice_sweeps() { # short/moderate-threads mixed-threads leveldb-threads
-	local keys=(--extra-key jain --extra-key hold_min_share --extra-key wait_p99_ns) w name th fk
+	local keys=(--extra-key jain --extra-key hold_min_share --extra-key cpu_min_share
+		--extra-key wait_p99_ns) w name th fk
 	for w in "short:" "moderate:--cs-work 50 --ncs-work 400" "mixed:--mixed 10"; do
 		name=slice-${w%%:*}; th=$1; fk=min_share
 		[ "$name" = slice-mixed ] && th=$2 fk=class_hold_min_vs_equal
@@ -155,8 +156,9 @@ for part in "${parts[@]}"; do
 		th=${RESULTS_THREADS:-4,16,64}
 		slice_sweeps "$th" "$th" "${RESULTS_LDB_THREADS:-$th}"
 		echo "== manycore-capacitor" >&2
-		"${LS[@]}" sweep -b tts -b capacitor:tts -b futex -b capacitor:futex --threads 4,16 --runs 7 \
-			--json-key throughput --fairness-key min_share --timeout 120 -q --out "$OUT/manycore-capacitor" -- \
+		"${LS[@]}" sweep -b tts -b capacitor:tts -b futex -b capacitor:futex --threads 4,8,16 --runs 7 \
+			--json-key throughput --fairness-key min_share --extra-key voluntary_switches \
+			--timeout 120 -q --out "$OUT/manycore-capacitor" -- \
 			$MB --threads {threads} --seconds 0.5 --json | tee "$OUT/manycore-capacitor.txt"
 		echo "== manycore-rwlock-50" >&2
 		"${LS[@]}" sweep -r glibc -r futex -r bravo -r slice --threads "$th" --runs "$RUNS" \

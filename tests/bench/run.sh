@@ -52,6 +52,8 @@ def shares(o, n):
 
 WINDOW_KEYS = {"warmup_s", "window_start_s", "window_end_s", "window_rule", "all_acquired_s",
                "run_seconds", "total_ops", "min_max", "per_thread_ops_share"}
+CPU_KEYS = {"per_thread_cpu_ns", "per_thread_cpu_share", "cpu_min_share", "cpu_max_share",
+            "voluntary_switches", "involuntary_switches"}
 HOLD_KEYS = {"hold_measure", "per_thread_hold", "per_thread_hold_share", "hold_min_share",
              "hold_max_share", "hold_min_max", "hold_jain"}
 
@@ -108,6 +110,25 @@ def holds(o, n, cs_work=None):
     if o["hold_measure"] not in ("work_units", "tsc_ticks", "ns"):
         bad("hold_measure %r" % o["hold_measure"])
 
+def cpu(o, n):
+    """Each thread's CPU time in the window: non-negative ns, some of it
+    spent (every thread works through the window), shares and their
+    extremes computed from it; the process's context switches counted."""
+    c = o["per_thread_cpu_ns"]
+    if len(c) != n or any(not isinstance(x, int) or x < 0 for x in c) or sum(c) <= 0:
+        bad("per_thread_cpu_ns %r" % c)
+    if sum(c) > n * o["seconds"] * 1.05e9:
+        bad("per_thread_cpu_ns %r: more CPU time than %d threads can use in %r s"
+            % (c, n, o["seconds"]))
+    sums_to_one("per_thread_cpu_share", o["per_thread_cpu_share"], c)
+    mean = sum(c) / n
+    for key, want in (("cpu_min_share", min(c) / mean), ("cpu_max_share", max(c) / mean)):
+        if abs(o[key] - want) > 1e-3:
+            bad("%s %r, expected %r from per_thread_cpu_ns" % (key, o[key], want))
+    for key in ("voluntary_switches", "involuntary_switches"):
+        if not isinstance(o[key], int) or o[key] < 0:
+            bad("%s %r" % (key, o[key]))
+
 def classes(o, n, cs_lines, class_cs):
     """Thread i is in class i % len(class_cs); in work units each section
     holds 1 + cs_work + cs_lines, and the window's edges cut at most one
@@ -157,7 +178,7 @@ if kind == "mutex":            # mutex MODE THREADS [excl]
     o = objs[0]
     keys = {"bench", "mode", "threads", "locks", "seconds", "ops", "throughput",
             "min_share", "max_share", "jain", "wait_p50_ns", "wait_p99_ns",
-            "wait_p999_ns", "per_thread_ops", "exclusion_ok"} | WINDOW_KEYS | HOLD_KEYS
+            "wait_p999_ns", "per_thread_ops", "exclusion_ok"} | WINDOW_KEYS | HOLD_KEYS | CPU_KEYS
     if "classes" in o:
         keys |= {"classes", "class_hold_min_vs_equal", "class_hold_max_vs_equal"}
     if mode == "condvar":
@@ -182,6 +203,7 @@ if kind == "mutex":            # mutex MODE THREADS [excl]
         bad("produced %r consumed %r" % (o["produced"], o["consumed"]))
     window(o)
     holds(o, n)
+    cpu(o, n)
     if len(sys.argv) > 5:          # mutex MODE THREADS excl CS_LINES CLASS_CS...
         classes(o, n, int(sys.argv[5]), [int(c) for c in sys.argv[6:]])
 
@@ -248,7 +270,7 @@ if [ "$rc" -eq 0 ] && grep -q -- --threads "$TMP/out" && ! grep -q -e break -e l
 then ok "mutexbench --help"; else bad "mutexbench --help" "exit $rc or wrong text"; fi
 
 run "$MB" --seconds $S --threads 3
-re='^mutexbench mode=mutex threads=3 locks=1 secs=[0-9.]+ ops=[0-9]+ throughput=[0-9]+ ops/s min_share=[0-9.]+ max_share=[0-9.]+ jain=[0-9.]+ wait_p50_ns=[0-9]+ wait_p99_ns=[0-9]+ wait_p999_ns=[0-9]+ hold_min_share=[0-9.]+ hold_jain=[0-9.]+ window=[0-9.]+-[0-9.]+s\((warmup|all_acquired|timeout)\)$'
+re='^mutexbench mode=mutex threads=3 locks=1 secs=[0-9.]+ ops=[0-9]+ throughput=[0-9]+ ops/s min_share=[0-9.]+ max_share=[0-9.]+ jain=[0-9.]+ wait_p50_ns=[0-9]+ wait_p99_ns=[0-9]+ wait_p999_ns=[0-9]+ hold_min_share=[0-9.]+ hold_jain=[0-9.]+ cpu_min_share=[0-9.]+ switches=[0-9]+\+[0-9]+ window=[0-9.]+-[0-9.]+s\((warmup|all_acquired|timeout)\)$'
 if [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 1 ] && grep -Eq "$re" "$TMP/out"
 then ok "mutexbench human line"; else bad "mutexbench human line" "exit $rc: $(head -c 300 "$TMP/out")"; fi
 
