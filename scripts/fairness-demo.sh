@@ -9,7 +9,9 @@
 # slice:futex at 8 and 32 threads on this machine:
 #   short   a short critical section (MutexBench's defaults): the lock is
 #           the bottleneck; min share = the fewest acquisitions of one
-#           thread over the mean
+#           thread over the mean, beside cpu_min_share, the same for the
+#           CPU time the kernel gave each thread (where the two part, the
+#           lock, not the scheduler, made the difference)
 #   mixed   half the threads hold the lock 10x longer (u-SCL's "scheduler
 #           subversion" case); fairness = the hold-time share of the class
 #           that gets the least, over its equal share
@@ -35,7 +37,8 @@ mkdir -p "$OUT" || die "cannot create $OUT"
 status=0
 printf '\n== short critical section: throughput and min share (acquisitions)\n'
 "${LOCKSWAP[@]}" sweep "${BACKENDS[@]}" --threads 8,32 --runs "$RUNS" --seed 16 \
-	--json-key throughput --fairness-key min_share --out "$OUT/short" -q -- \
+	--json-key throughput --fairness-key min_share --extra-key cpu_min_share \
+	--out "$OUT/short" -q -- \
 	build/bench/mutexbench --threads {threads} --seconds 1 --json || status=1
 printf '\n== half the threads hold 10x longer: throughput and the least class hold share\n'
 "${LOCKSWAP[@]}" sweep "${BACKENDS[@]}" --threads 8,32 --runs "$RUNS" --seed 16 \

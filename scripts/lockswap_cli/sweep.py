@@ -62,13 +62,15 @@ def main(args):
     runs = plan.execute()
     grid = {t: plan.summarize(runs, t) for t in args.threads}
     fair = fairness(plan, runs, args.fairness_key)
-    text = [plan.header("sweep"), "", tables(plan, grid, output.text_table, fair, full=False)]
+    extra = others(plan, runs, args.fairness_key)
+    text = [plan.header("sweep"), "",
+            tables(plan, grid, output.text_table, fair, full=False, extra=extra)]
     problems = plan.failure_report(runs)
     if problems:
         text += ["", problems]
     print("\n".join(text))
     if args.out:
-        paths = write(plan, args.out, runs, grid, fair)
+        paths = write(plan, args.out, runs, grid, fair, extra)
         print("\nwrote:\n" + "\n".join("  " + p for p in paths))
     return 1 if any(not r.ok for r in runs if not r.warmup) else 0
 
@@ -91,6 +93,13 @@ def fairness(plan, runs, key):
     return points(plan, runs, key) if any(key in r.extras for r in runs) else None
 
 
+def others(plan, runs, fairness_key):
+    """{key: points()} of each --extra-key that some run printed, the
+    fairness key apart (it has its own table)."""
+    return {k: points(plan, runs, k) for k in plan.extra_keys
+            if k != fairness_key and any(k in r.extras for r in runs)}
+
+
 MARKS = {"faster": "+", "slower": "-", "no clear difference": "="}
 
 
@@ -102,10 +111,11 @@ def ratio_cell(row, full):
     return f"{output.fmt_ratio(row['ratio'])} {MARKS.get(row['verdict'], '?')}"
 
 
-def tables(plan, grid, render, fair, full):
-    """The medians, ratios (and fairness) tables, rendered by `render`
-    (output.text_table or output.md_table); the ratios with their CI and
-    verdict in words when full, else with a one-character mark."""
+def tables(plan, grid, render, fair, full, extra=None):
+    """The medians, ratios (and fairness, and each --extra-key's medians)
+    tables, rendered by `render` (output.text_table or output.md_table);
+    the ratios with their CI and verdict in words when full, else with a
+    one-character mark."""
     labels, base = plan.labels, plan.labels[0]
     medians = [[t] + [output.fmt_value(row["median"]) for row in grid[t]] for t in plan.groups]
     parts = [f"median {plan.metric.label}:",
@@ -117,18 +127,20 @@ def tables(plan, grid, render, fair, full):
                  f" 95% CIs in the --out files):")
         parts += ["", title, render(["threads"] + labels[1:], ratios,
                                     left=tuple(range(1, len(labels))) if full else ())]
-    if fair:
-        rows = [[t] + [output.fmt_value(fair[l][i][1]) for l in labels]
+    named = ([(plan.args.fairness_key, fair)] if fair else []) + list((extra or {}).items())
+    for key, pts in named:
+        rows = [[t] + [output.fmt_value(pts[l][i][1]) for l in labels]
                 for i, t in enumerate(plan.groups)]
-        parts += ["", f"median {plan.args.fairness_key}:", render(["threads"] + labels, rows, left=())]
+        parts += ["", f"median {key}:", render(["threads"] + labels, rows, left=())]
     return "\n".join(parts)
 
 
-def write(plan, prefix, runs, grid, fair):
+def write(plan, prefix, runs, grid, fair, extra):
     from . import frontier, plot
     key = plan.args.fairness_key
     md = [f"# lockswap sweep: {plan.metric.describe()}", "", plan.context_md(), "",
-          tables(plan, grid, output.md_table, fair, full=True).replace(":\n|", ":\n\n|"), "",
+          tables(plan, grid, output.md_table, fair, full=True, extra=extra).replace(":\n|", ":\n\n|"),
+          "",
           plan.ratio_note()]
     problems = plan.failure_report(runs)
     if problems:

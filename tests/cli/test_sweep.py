@@ -66,5 +66,28 @@ class Sweep(unittest.TestCase):
         self.assertAlmostEqual(float(row[2]), 800, delta=4)
 
 
+class SweepExtraKeys(unittest.TestCase):
+    """--extra-key's medians get a table of their own, after the fairness
+    key's, on the console and in the .md file."""
+
+    def test_extra_key_table(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            prefix = os.path.join(tmp, "sw")
+            p = lockswap("sweep", "-q", "-b", "glibc", "-b", "futex", "--threads", "2,3",
+                         "--runs", "2", "--json-key", "throughput", "--extra-key", "threads",
+                         "--out", prefix, "--", FAKE, "--threads", "{threads}", env=clean_env())
+            self.assertEqual(p.returncode, 0, p.stderr)
+            lines = p.stdout.splitlines()
+            fair = lines.index("median min_share:")
+            i = lines.index("median threads:")
+            self.assertGreater(i, fair)
+            self.assertEqual(lines[i + 1].split(), ["threads", "glibc", "futex"])
+            # the fake prints its thread count as "threads": each cell is it
+            self.assertEqual([lines[i + 2].split(), lines[i + 3].split()],
+                             [["2", "2", "2"], ["3", "3", "3"]])
+            with open(prefix + ".md") as f:
+                self.assertIn("median threads:", f.read())
+
+
 if __name__ == "__main__":
     unittest.main()
