@@ -129,11 +129,19 @@ static _Noreturn void die(const char *what, int err)
 	exit(1);
 }
 
-static uint64_t now_ns(void)
+/* Clock c in ns; 0 if it cannot be read (a thread's CPU-time clock after
+ * the thread is gone; never CLOCK_MONOTONIC). */
+static uint64_t clock_ns(clockid_t c)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (clock_gettime(c, &ts) != 0)
+		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 /* The first thread (worker or main) out of the start barrier sets start_at:
@@ -769,10 +777,7 @@ static void sleep_until(uint64_t deadline)
 static uint64_t thread_cpu_ns(pthread_t t)
 {
 	clockid_t c;
-	struct timespec ts;
-	if (pthread_getcpuclockid(t, &c) != 0 || clock_gettime(c, &ts) != 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return pthread_getcpuclockid(t, &c) == 0 ? clock_ns(c) : 0;
 }
 
 static void snapshot(uint64_t *ops, uint64_t *hold, uint64_t *cpu, struct rusage *ru)

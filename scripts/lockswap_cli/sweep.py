@@ -61,7 +61,7 @@ def main(args):
                            extra_keys=[args.fairness_key])
     runs = plan.execute()
     grid = {t: plan.summarize(runs, t) for t in args.threads}
-    fair = fairness(plan, runs, args.fairness_key)
+    fair = recorded(plan, runs, args.fairness_key)
     extra = others(plan, runs, args.fairness_key)
     text = [plan.header("sweep"), "",
             tables(plan, grid, output.text_table, fair, full=False, extra=extra)]
@@ -88,16 +88,17 @@ def points(plan, runs, key=None):
     return out
 
 
-def fairness(plan, runs, key):
-    """points() of the fairness key, or None when no run printed it."""
+def recorded(plan, runs, key):
+    """points() of a JSON key recorded with the runs, or None when no run
+    printed it."""
     return points(plan, runs, key) if any(key in r.extras for r in runs) else None
 
 
 def others(plan, runs, fairness_key):
-    """{key: points()} of each --extra-key that some run printed, the
+    """{key: recorded()} of each --extra-key that some run printed, the
     fairness key apart (it has its own table)."""
-    return {k: points(plan, runs, k) for k in plan.extra_keys
-            if k != fairness_key and any(k in r.extras for r in runs)}
+    found = {k: recorded(plan, runs, k) for k in plan.extra_keys if k != fairness_key}
+    return {k: pts for k, pts in found.items() if pts is not None}
 
 
 MARKS = {"faster": "+", "slower": "-", "no clear difference": "="}
