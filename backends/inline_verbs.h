@@ -106,6 +106,139 @@ static inline void ls_futex_inline_unlock_single(void *s)
 	X(futex, ls_backend_futex, ls_futex_inline_try, ls_futex_inline_try_single,        \
 	  ls_futex_inline_unlock, ls_futex_inline_unlock_single)
 
+/*
+ * Claims: a try, and an unlock, that also name their caller in a word of
+ * the lock state that the backend never uses, in the same atomic
+ * instruction.  The statistics keep there the serial of the thread that
+ * held the lock last (their holder word, interpose/mutex_layout.h), which
+ * they would otherwise store, on an owner change, inside the critical
+ * section: on the lock's line, which the waiters polling the lock word on
+ * other CPUs take away in the middle of the section, and the release
+ * then fetches back (MutexBench, 8 threads on 2 CPUs, summary over off:
+ * 0.85 with that store, 0.93-0.95 with claims; docs/stats.md).  Only the
+ * statistics call these; the backend's own verbs (its slow path, the
+ * condvar's) read and write the lock word alone and leave the name as it
+ * is: a thread that got the lock by waiting is named by its release.
+ *
+ * futex: its state is the 4-byte word; bytes 4..7 of the state (the
+ * state area is 8-byte aligned, backend.h) hold the name, so one 8-byte
+ * compare-and-swap covers both: the lock word in the low half, the name
+ * in the high half, and `mine` is the caller's name shifted there with a
+ * free lock word (stats/quick.h ls_stats_q.mine).  Mixing it with the
+ * backend's 4-byte atomics on the same bytes is not C11, so x86-64 only,
+ * where locked instructions of any size on one cache line are atomic
+ * with each other.
+ */
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+#define LS_INLINE_CLAIM_NAME_OFF 4 /* the name's byte offset in the lock state */
+_Static_assert(sizeof(struct ls_futexlock) <= LS_INLINE_CLAIM_NAME_OFF &&
+                       LS_INLINE_CLAIM_NAME_OFF + 4 <= LS_LOCK_STATE_BYTES,
+               "the futex lock state leaves the name's word free");
+
+/* Replace the 8 bytes at s, if they are `*seen`, with `to`; else *seen =
+ * what they are.  Acquire, as the trylock (a locked instruction is a full
+ * barrier on x86-64; the "memory" clobber keeps the critical section's
+ * accesses after it). */
+static inline bool ls_state_cas8(void *s, uint64_t *seen, uint64_t to)
+{
+	bool done;
+	__asm__ volatile("lock cmpxchgq %3, %1"
+	                 : "=@ccz"(done), "+m"(*(uint64_t *)s), "+a"(*seen)
+	                 : "r"(to)
+	                 : "memory");
+	return done;
+}
+
+/* Take the lock if it is free and names the caller (`mine`'s name):
+ * naming it again in the same compare-and-swap, as the trylock takes it.
+ * *seen: the 8 bytes as found (on success `mine`, whose lock-word half
+ * is 0: the lock verb's result); *to: the value written, or to be
+ * written by the reclaim (it stays in its register for that). */
+static inline bool ls_futex_inline_claim(void *s, uint64_t mine, uint64_t *seen, uint64_t *to)
+{
+	*seen = mine;
+	/* + for |: mine's lock-word half is 0, and an add can be one lea. */
+	*to = mine + LS_FUTEX_LOCKED;
+	return ls_state_cas8(s, seen, *to);
+}
+
+/* After a failed claim: take the lock while it is free, whoever it names,
+ * writing the claim's `to`.  *seen: the 8 bytes as found, the last
+ * holder's name in the high half; false: it is held.  To be reached
+ * straight from the failed claim: that brought the line here, and any
+ * work in between leaves the free lock to a spinner on another CPU. */
+static inline bool ls_futex_inline_reclaim(void *s, uint64_t *seen, uint64_t to)
+{
+	while ((uint32_t)*seen == LS_FUTEX_UNLOCKED)
+		if (ls_state_cas8(s, seen, to))
+			return true;
+	return false;
+}
+
+/* The name's word (a holder writes it back, holding the lock). */
+static inline _Atomic uint32_t *ls_futex_inline_name(void *s)
+{
+	return (_Atomic uint32_t *)(void *)((char *)s + LS_INLINE_CLAIM_NAME_OFF);
+}
+
+/* While the process has one thread, the claim with a plain compare and
+ * a plain store of the lock word (relaxed: nobody else can look); a lock
+ * found free but naming another thread (one that has exited, or none)
+ * fails with *seen for the reclaim, which works either way. */
+static inline bool ls_futex_inline_claim_single(void *s, uint64_t mine, uint64_t *seen,
+                                                uint64_t *to)
+{
+	if (__builtin_expect(ls_single_threaded(), 1)) {
+		struct ls_futexlock *l = s;
+		bool same;
+		/* One compare with the 8 bytes in memory: on success `mine`,
+		 * whose lock-word half is the verb's result (0), is still in
+		 * its register, where a loaded copy would cost a move. */
+		__asm__("cmpq %2, %1" : "=@ccz"(same) : "r"(mine), "m"(*(const uint64_t *)s));
+		if (__builtin_expect(same, 1)) {
+			atomic_store_explicit(&l->word, (uint32_t)LS_FUTEX_LOCKED,
+			                      memory_order_relaxed);
+			*seen = mine;
+			return true;
+		}
+		uint64_t v;
+		__asm__("movq %1, %0" : "=r"(v) : "m"(*(const uint64_t *)s));
+		if ((uint32_t)v == LS_FUTEX_UNLOCKED) {
+			*seen = v; /* the reclaim's compare-and-swap takes it */
+			*to = mine + LS_FUTEX_LOCKED;
+			return false;
+		}
+	}
+	ls_single_over();
+	return ls_futex_inline_claim(s, mine, seen, to);
+}
+
+/* The unlock, naming the caller (`mine`) in the same exchange that frees
+ * the lock: a holder that got the lock through the backend's own slow
+ * path (waiting) is named by its release, not by a store inside its
+ * critical section.  Release, as ls_futexlock_unlock (xchg is a locked
+ * instruction: a full barrier). */
+static inline void ls_futex_inline_unclaim(void *s, uint64_t mine)
+{
+	uint64_t old = mine;
+	__asm__ volatile("xchgq %0, %1" : "+r"(old), "+m"(*(uint64_t *)s) : : "memory");
+	if ((uint32_t)old == LS_FUTEX_PARKED)
+		ls_futex_wake(&((struct ls_futexlock *)s)->word, 1);
+}
+
+/* X(id, table, claim, claim_single, reclaim, unclaim, name): an entry of
+ * LS_INLINE_BACKENDS (same id and table) whose lock state has room for the
+ * claimant's name at byte LS_INLINE_CLAIM_NAME_OFF, its claims, its
+ * naming unlock and the name's word (above).  The single-threaded unlock
+ * stays the inline table's: while the process has one thread every
+ * acquisition is a claim, which named the holder already. */
+#define LS_INLINE_CLAIM_BACKENDS(X)                                                        \
+	X(futex, ls_backend_futex, ls_futex_inline_claim, ls_futex_inline_claim_single,    \
+	  ls_futex_inline_reclaim, ls_futex_inline_unclaim, ls_futex_inline_name)
+#else
+#define LS_INLINE_CLAIM_BACKENDS(X)
+#endif
+
 extern const struct ls_rwlock_ops ls_rwlock_backend_futex; /* rwlock_futex.c */
 
 /* The read try without its back-out: 0, EAGAIN, or LS_RW_RAISED_BLOCKED,

@@ -66,6 +66,60 @@ static inline __attribute__((always_inline)) int count_lock(bool (*try)(void *, 
 	return zero;
 }
 
+/* The lock verb over a backend with claims (backends/inline_verbs.h):
+ * the try names this thread in the lock state's holder word in its own
+ * atomic instruction, and succeeds only where the word named this thread
+ * already, so the common case tests the holder without a load of its
+ * own, and an owner change writes nothing inside the critical section.
+ * `other`: claim_failed for this backend, out of line, given the
+ * claim's new value, still in its register. */
+static inline __attribute__((always_inline)) int claim_lock(bool (*claim)(void *, uint64_t,
+                                                                          uint64_t *, uint64_t *),
+                                                            int (*other)(void *, uintptr_t,
+                                                                         uint64_t, uint64_t),
+                                                            void *s, uintptr_t site)
+{
+	uint64_t seen, to;
+	if (UNLIKELY(!ls_stats_quick_take()))
+		return ls_mutex_counted_declined(s, site);
+	if (UNLIKELY(!claim(s, ls_stats_q.mine, &seen, &to)))
+		return other(s, site, seen, to);
+	uint32_t off = ls_stats_quick_slot_word(&ls_mutex_of(s)->stats);
+	if (UNLIKELY(off > LS_STATS_ROW_LAST))
+		return ls_mutex_counted_first(s, site);
+	struct ls_stats_count *r = ls_stats_quick_row_at(off);
+	if (UNLIKELY(r->key != (uintptr_t)s))
+		return ls_mutex_counted_first(s, site);
+	ls_stats_quick_count(r, site);
+	return (int)(uint32_t)seen;
+}
+
+/* The claim failed: the lock is held (the contended protocol), or it is
+ * free and names another thread or none: take it at once (the reclaim),
+ * then count it, with the owner change, in this thread's row.  Without a
+ * keyed row the hooks count it (they key the row; once per thread and
+ * mutex), and they find the owner change in the holder word, so the
+ * previous name goes back there first (relaxed: only the holder writes
+ * the word). */
+static inline __attribute__((always_inline)) int claim_failed(bool (*reclaim)(void *, uint64_t *,
+                                                                               uint64_t),
+                                                               _Atomic uint32_t *(*name)(void *),
+                                                               void *s, uintptr_t site,
+                                                               uint64_t seen, uint64_t to)
+{
+	if (UNLIKELY(!reclaim(s, &seen, to)))
+		return ls_mutex_counted_blocked(s, site);
+	uint32_t prev = (uint32_t)(seen >> 32);
+	struct ls_stats_count *r = ls_stats_quick_row(&ls_mutex_of(s)->stats, 0, (uintptr_t)s);
+	if (UNLIKELY(r == NULL)) {
+		atomic_store_explicit(name(s), prev, memory_order_relaxed);
+		return ls_mutex_counted_first(s, site);
+	}
+	ls_stats_quick_count(r, site);
+	ls_stats_quick_changed(r, prev);
+	return 0;
+}
+
 /* pthread_mutex_unlock calls the unlock verb (it returns 0 after), so the
  * verb's return address is in the shim: the observed unlock gets site 0,
  * and its stack capture starts at the program's frames (stats/stacks.c).
@@ -82,12 +136,35 @@ static inline __attribute__((always_inline)) void count_unlock(void (*unlock)(vo
 	unlock(s);
 }
 
+/* The same over a backend with claims: its unlock names this thread
+ * (backends/inline_verbs.h), so that a holder that got the mutex by
+ * waiting needs no store of its own (stats/hooks.h release_names); the
+ * observed unlock names it too (mutex.c name_releaser). */
+static inline __attribute__((always_inline)) void claim_unlock(void (*unclaim)(void *, uint64_t),
+                                                               void *s)
+{
+	if (UNLIKELY(ls_stats_word_nonzero(&ls_mutex_of(s)->unlock_want)))
+		return ls_mutex_counted_unlock(s, 0);
+	unclaim(s, ls_stats_q.mine);
+}
+
 #define SITE() ((uintptr_t)__builtin_return_address(0))
 
 static int counted_trylock(void *s)
 {
 	return ls_mutex_counted_trylock(s, SITE());
 }
+
+/* A counting table: its lock and unlock verbs, the observed trylock.  The
+ * gate alone holds it (gate_only). */
+#define COUNTING_TABLE(table, LOCK, UNLOCK)                                                    \
+	static struct ls_lock_ops table = {                                                    \
+		.name = "counting",                                                             \
+		.lock = LOCK,                                                                   \
+		.trylock = counted_trylock,                                                     \
+		.unlock = UNLOCK,                                                               \
+		.gate_only = true,                                                              \
+	}
 
 /*
  * COUNTING_TABLES(id, TRY_ATOMIC, TRY_SINGLE, UNLOCK_ATOMIC, UNLOCK_SINGLE)
@@ -100,20 +177,8 @@ static int counted_trylock(void *s)
 	static int id##_single_lock(void *s) { return count_lock(TRY_SINGLE, s, SITE()); }   \
 	static void id##_atomic_unlock(void *s) { count_unlock(UNLOCK_ATOMIC, s); }          \
 	static void id##_single_unlock(void *s) { count_unlock(UNLOCK_SINGLE, s); }          \
-	static struct ls_lock_ops id##_single_table = {                                        \
-		.name = "counting",                                                             \
-		.lock = id##_single_lock,                                                      \
-		.trylock = counted_trylock,                                                    \
-		.unlock = id##_single_unlock,                                                  \
-		.gate_only = true,                                                              \
-	};                                                                                      \
-	static struct ls_lock_ops id##_atomic_table = {                                        \
-		.name = "counting",                                                             \
-		.lock = id##_atomic_lock,                                                      \
-		.trylock = counted_trylock,                                                    \
-		.unlock = id##_atomic_unlock,                                                  \
-		.gate_only = true,                                                              \
-	}
+	COUNTING_TABLE(id##_single_table, id##_single_lock, id##_single_unlock);               \
+	COUNTING_TABLE(id##_atomic_table, id##_atomic_lock, id##_atomic_unlock)
 
 /* Any backend: its verbs through the tables bound at start-up. */
 static bool any_try(const struct ls_lock_ops *ops, void *s, int *found)
@@ -132,10 +197,40 @@ COUNTING_TABLES(any, any_try_atomic, any_try_single, any_unlock_atomic, any_unlo
 	COUNTING_TABLES(id, try_atomic, try_single, unlock_atomic, unlock_single);
 LS_INLINE_BACKENDS(INLINE_TABLES)
 
+/* The backends with claims: their counting tables lock with them, and
+ * unlock and trylock as the inline tables above. */
+#define CLAIM_TABLES(id, table, claim, claim_single, reclaim, unclaim, name_word)          \
+	static __attribute__((noinline)) int id##_other(void *s, uintptr_t site, uint64_t seen, \
+	                                                uint64_t to)                            \
+	{                                                                                     \
+		return claim_failed(reclaim, name_word, s, site, seen, to);                   \
+	}                                                                                     \
+	static void id##_claim_atomic_unlock(void *s) { claim_unlock(unclaim, s); }          \
+	static int id##_claim_atomic_lock(void *s)                                           \
+	{                                                                                     \
+		return claim_lock(claim, id##_other, s, SITE());                              \
+	}                                                                                     \
+	static int id##_claim_single_lock(void *s)                                           \
+	{                                                                                     \
+		return claim_lock(claim_single, id##_other, s, SITE());                       \
+	}                                                                                     \
+	COUNTING_TABLE(id##_claim_single_table, id##_claim_single_lock, id##_single_unlock);   \
+	COUNTING_TABLE(id##_claim_atomic_table, id##_claim_atomic_lock, id##_claim_atomic_unlock);
+LS_INLINE_CLAIM_BACKENDS(CLAIM_TABLES)
+
 const struct ls_lock_ops *ls_counting_table(const struct ls_lock_ops *b)
 {
 	if (ls_backend_is_passthrough(b))
 		return NULL;
+	/* A claim's table: the holder word moves into the lock state, for
+	 * every mutex, before the gate publishes the table. */
+#define PICK_CLAIM(id, table, ...)                                                          \
+	if (b == &table) {                                                                  \
+		ls_mutex_holder_in_state(LS_INLINE_CLAIM_NAME_OFF);                         \
+		id##_claim_atomic_table.single = b->single ? &id##_claim_single_table : NULL; \
+		return &id##_claim_atomic_table;                                            \
+	}
+	LS_INLINE_CLAIM_BACKENDS(PICK_CLAIM)
 #define PICK_INLINE(id, table, ...)                                                         \
 	if (b == &table) {                                                                  \
 		id##_atomic_table.single = b->single ? &id##_single_table : NULL;           \

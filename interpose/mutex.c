@@ -204,6 +204,37 @@ bool ls_mutex_is_native(pthread_mutex_t *m)
 	return !served_by_glibc(ls_active(), ls_mutex_kind(ls_mutex_of(m)));
 }
 
+/* Where a mutex's holder word is, and whether a plain mutex's releases
+ * write it (mutex_layout.h): set once, by the counting table's choice,
+ * before the gate publishes it and so before any lock is counted. */
+static size_t holder_off = offsetof(struct ls_mutex, holder);
+static bool release_names;
+
+void ls_mutex_holder_in_state(size_t state_off)
+{
+	holder_off = offsetof(struct ls_mutex, lock) + state_off;
+	release_names = true;
+}
+
+static inline _Atomic uint32_t *holder_word(pthread_mutex_t *m)
+{
+	return (_Atomic uint32_t *)(void *)((char *)m + holder_off);
+}
+
+/* A release of a plain mutex other than the counting table's own (which
+ * writes the word in the instruction that frees the lock): the releasing
+ * thread names itself first, since it may have got the mutex by waiting,
+ * which writes nothing (stats/hooks.h ls_stats_obj.release_names).
+ * Relaxed: the release that follows orders it. */
+static inline void name_releaser(pthread_mutex_t *m)
+{
+	if (release_names) {
+		_Atomic uint32_t *h = holder_word(m);
+		if (atomic_load_explicit(h, memory_order_relaxed) != ls_stats_q.serial)
+			atomic_store_explicit(h, ls_stats_q.serial, memory_order_relaxed);
+	}
+}
+
 int ls_mutex_release_for_wait(pthread_mutex_t *m, struct ls_mutex_saved *s)
 {
 	const struct ls_lock_ops *b = ls_active();
@@ -221,6 +252,8 @@ int ls_mutex_release_for_wait(pthread_mutex_t *m, struct ls_mutex_saved *s)
 		 * given back at its depth. */
 		s->count = x->count;
 		set_owner(x, 0);
+	} else {
+		name_releaser(m);
 	}
 	(b->unlock_to_wait ? b->unlock_to_wait : b->unlock)(x->lock);
 	return 0;
@@ -253,6 +286,13 @@ static inline void stats_obj(pthread_mutex_t *m, const struct ls_lock_ops *b, in
 	o->kind = kind;
 	o->type = LS_REC_MUTEX;
 	o->glibc = served_by_glibc(b, kind);
+	/* NULL: the word after the slot word (stats/hooks.h). */
+	o->holder = NULL;
+	o->release_names = false;
+	if (UNLIKELY(release_names) && o->slot) {
+		o->holder = holder_word(m);
+		o->release_names = ls_kind_is_plain(kind);
+	}
 	/* Only where lockswap serves the mutex: its counting unlock reads
 	 * the word; glibc's unlock would never clear it. */
 	o->unlock_want = o->glibc ? NULL : &ls_mutex_of(m)->unlock_want;
@@ -281,6 +321,7 @@ static inline int try_body(pthread_mutex_t *m, const struct ls_lock_ops *b, int3
 static inline int unlock_body(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind)
 {
 	if (LIKELY(ls_kind_is_plain(kind) && !ls_backend_is_passthrough(b))) {
+		name_releaser(m);
 		b->unlock(ls_mutex_of(m)->lock);
 		return 0;
 	}
@@ -406,7 +447,7 @@ static __attribute__((noinline)) bool observed_locked_slow(pthread_mutex_t *m,
 static INLINE bool observed_first_try(pthread_mutex_t *m, const struct ls_lock_ops *b,
                                       int32_t kind, _Atomic uint32_t *slot, uintptr_t site)
 {
-	int q = ls_stats_mutex_locked_quick(slot, m, site);
+	int q = ls_stats_mutex_locked_quick(slot, holder_word(m), m, site);
 	return LIKELY(q != LS_STATS_QUICK_DECLINED) ? q : observed_locked_slow(m, b, kind, site);
 }
 
@@ -449,7 +490,7 @@ int ls_mutex_counted_declined(void *m, uintptr_t site)
 			int32_t kind = ls_mutex_kind(ls_mutex_of(m));
 			int e = try_body(m, b, kind);
 			if (LIKELY(e == 0)) {
-				ls_hold_due = ls_stats_hold_quick_end(w, m, site,
+				ls_hold_due = ls_stats_hold_quick_end(w, holder_word(m), m, site,
 				                                      &ls_mutex_of(m)->unlock_want, t0);
 				return 0;
 			}
@@ -467,6 +508,15 @@ int ls_mutex_counted_blocked(void *m, uintptr_t site)
 	return observed_blocking_lock(m, ls_active(), ls_mutex_kind(ls_mutex_of(m)), site);
 }
 
+int ls_mutex_counted_first(void *m, uintptr_t site)
+{
+	ls_stats_quick_give_back();
+	/* A plain kind (the fast path's test): the slot word is there. */
+	ls_hold_due = observed_first_try(m, ls_active(), ls_mutex_kind(ls_mutex_of(m)),
+	                                 &ls_mutex_of(m)->stats, site);
+	return 0;
+}
+
 int ls_mutex_counted_changed(void *m, uintptr_t site)
 {
 	_Atomic uint32_t *w = &ls_mutex_of(m)->stats;
@@ -475,10 +525,7 @@ int ls_mutex_counted_changed(void *m, uintptr_t site)
 		ls_stats_quick_count(r, site);
 		return ls_stats_quick_handoff(r, w);
 	}
-	ls_stats_quick_give_back();
-	/* A plain kind (the fast path's test): the slot word is there. */
-	ls_hold_due = observed_first_try(m, ls_active(), ls_mutex_kind(ls_mutex_of(m)), w, site);
-	return 0;
+	return ls_mutex_counted_first(m, site);
 }
 
 int ls_mutex_counted_trylock(void *m, uintptr_t site)

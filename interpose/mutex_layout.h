@@ -17,13 +17,24 @@
  *   24    4   count   recursion depth (recursive only)
  *   28    4   stats   statistics slot word of this mutex: its slot times
  *                     64 (stats/quick.h; 0 = none yet)
- *   32    4   holder  statistics' holder word: serial of the last acquirer
- *                     (stats/hooks.h; the word after the slot word)
+ *   32    4   holder  statistics' holder word: serial of the last holder
+ *                     (stats/hooks.h; the word after the slot word), unless
+ *                     the backend's lock state keeps it (below)
  *   36    4   want    statistics' unlock word: nonzero when the next unlock
  *                     must be observed (a hold sample open on this mutex,
  *                     a waiter asking for its holder's stack; hooks.h
  *                     LS_UNLOCK_WANT_*), tested by the counting table's
  *                     unlock on the line it is about to write anyway
+ *
+ * The holder word in the lock state: where the backend has claims
+ * (backends/inline_verbs.h: the lock word and a free word beside it, in
+ * one compare-and-swap or exchange), the statistics keep every mutex's
+ * holder in the lock state's word at LS_INLINE_CLAIM_NAME_OFF instead of
+ * at byte 32, so that the instructions that take and free a plain mutex
+ * write it and an owner change stores nothing inside the critical
+ * section.  Chosen once for the process, with the counting table, before
+ * any lock is counted (mutex.c ls_mutex_holder_in_state).  Not for the
+ * kinds glibc serves: their state is glibc's.
  */
 #ifndef LS_INTERPOSE_MUTEX_LAYOUT_H
 #define LS_INTERPOSE_MUTEX_LAYOUT_H

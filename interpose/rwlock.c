@@ -193,6 +193,8 @@ static inline void stats_obj(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
 	/* Bytes 32..35 keep the record id while lockswap serves the object;
 	 * glibc's bytes are all glibc's: its objects are found by address. */
 	o->slot = glibc ? NULL : &x->stats;
+	o->holder = NULL; /* the word after the slot word */
+	o->release_names = false;
 	o->unlock_want = NULL; /* its unlock tests ls_stats_unlock_wanted() */
 	/* relaxed: written once by init, before the object is shared. */
 	o->kind = atomic_load_explicit(&x->kind, memory_order_relaxed) |

@@ -92,6 +92,12 @@ struct ls_stats_obj {
 	                           changes, on the object's own cache line, which the
 	                           acquisition itself just wrote: no other line is
 	                           written inside the critical section. */
+	_Atomic uint32_t *holder; /* NULL: slot[1] above (or the record's, without
+	                           a slot word); else the object's holder word
+	                           elsewhere: a mutex whose backend's lock state
+	                           keeps it, where the counting table's lock and
+	                           unlock write it in the instructions that take
+	                           and free the lock (interpose/mutex_layout.h) */
 	_Atomic uint32_t *unlock_want; /* NULL, or the object's unlock word (a mutex
 	                           that lockswap serves: interpose/mutex_layout.h):
 	                           stats/ sets LS_UNLOCK_WANT_* there when this
@@ -101,6 +107,14 @@ struct ls_stats_obj {
 	                           rwlock: __flags | LS_STATS_RW_PSHARED */
 	uint8_t type;           /* LS_REC_* */
 	bool glibc;             /* served by glibc */
+	bool release_names;     /* a mutex whose every release writes the releasing
+	                           thread into its holder word (the counting table's
+	                           unlock over a backend with claims, and the shim's
+	                           other releases; interpose/mutex_layout.h): a
+	                           blocked acquisition known to change the owner
+	                           then writes nothing inside the critical section,
+	                           and a sampled wait reads the holder's site at its
+	                           end, from the release that ended it */
 };
 
 /* The bits of an object's unlock word (ls_stats_obj.unlock_want).  HOLD:
@@ -123,11 +137,13 @@ enum {
 	LS_CALL_READ = 16,   /* an rwlock read: shared, so no holder is recorded */
 	LS_CALL_MUTEX = 32,  /* a mutex (not an rwlock write) */
 	LS_CALL_HELD = 64,   /* blocked on a mutex whose holder word named another thread */
+	LS_CALL_RELNAMED = 128, /* the object's releases write its holder word
+	                           (ls_stats_obj.release_names) */
 };
 struct ls_stats_call {
 	struct ls_stats_thread *t; /* NULL: this call is not recorded */
 	struct ls_stats_lock *asked; /* unlock: a waiter asked for our stack */
-	_Atomic uint32_t *holder;    /* the holder word (slot[1]), NULL: the record's */
+	_Atomic uint32_t *holder;    /* the holder word (ls_stats_obj), NULL: the record's */
 	_Atomic uint32_t *unlock_want; /* the object's unlock word, NULL: none */
 	void *obj;
 	uintptr_t site, hsite;
@@ -153,12 +169,13 @@ bool ls_stats_lock_end(struct ls_stats_call *k, int result); /* -> as ls_stats_l
 bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site);
 
 /* The common case of ls_stats_locked for a mutex, given only what it
- * reads (the object's slot word, NULL if it has none, and its address),
- * so the shim builds no ls_stats_obj for it: 0 or 1 as ls_stats_locked,
- * or LS_STATS_QUICK_DECLINED when this call needs more (a first use, a
+ * reads (the object's slot word, NULL if it has none; its holder word,
+ * wherever it is, used only with a slot word; and its address), so the
+ * shim builds no ls_stats_obj for it: 0 or 1 as ls_stats_locked, or LS_STATS_QUICK_DECLINED when this call needs more (a first use, a
  * sample due, no slot word): then the shim calls ls_stats_locked. */
 enum { LS_STATS_QUICK_DECLINED = 2 };
-int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site);
+int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, _Atomic uint32_t *holder,
+                                const void *addr, uintptr_t site);
 
 /* A mutex lock whose hold sample is due (the countdown is at its end), in
  * two calls around the shim's try, for the common case: the thread has its
@@ -175,8 +192,8 @@ int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintpt
  * the block on (the countdown still at its end, so that lock is the
  * sampled one). */
 uint64_t ls_stats_hold_quick_begin(_Atomic uint32_t *slot, const void *addr);
-int ls_stats_hold_quick_end(_Atomic uint32_t *slot, const void *addr, uintptr_t site,
-                            _Atomic uint32_t *unlock_want, uint64_t t0);
+int ls_stats_hold_quick_end(_Atomic uint32_t *slot, _Atomic uint32_t *holder, const void *addr,
+                            uintptr_t site, _Atomic uint32_t *unlock_want, uint64_t t0);
 /* The unlock of a mutex whose unlock word is set, in two calls around the
  * shim's release, for the common case: the word asks only for this
  * thread's hold sample (LS_UNLOCK_WANT_HOLD, set by ls_stats_hold_quick_end

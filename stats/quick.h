@@ -231,6 +231,22 @@ static inline bool ls_stats_quick_holder_is_me(_Atomic uint32_t *holder)
 	                        1);
 }
 
+/* A mutex's slot word alone (relaxed, as ls_stats_quick_row reads it),
+ * where the holder word is not after it (a claim, interpose/counting.c). */
+static inline uint32_t ls_stats_quick_slot_word(_Atomic uint32_t *w)
+{
+	return atomic_load_explicit(w, memory_order_relaxed);
+}
+
+/* An acquisition counted in row r replaced `prev` as the holder: an owner
+ * change, unless prev is none (0) or this thread (only a corrupted slot
+ * word, out of range, brings the inline step here then). */
+static inline void ls_stats_quick_changed(struct ls_stats_count *r, uint32_t prev)
+{
+	if (prev && prev != ls_stats_q.serial)
+		ls_stats_bump(&r->c[LS_C_HANDOFF]);
+}
+
 /* The holder changed: record this thread in the holder word (the word
  * after the slot word `w`) and, if there was a previous holder (another
  * thread), an owner change in row r.  Returns 0 (the lock verb's result,

@@ -157,12 +157,19 @@ static inline __attribute__((always_inline)) void read_acquired(struct ls_stats_
 		hold_open(t, obj, slot, stamp);
 }
 
-/* The word that names the last holder of the lock whose holder record is
- * `hslot`: the object's holder word (slot[1], hooks.h) when it has a slot
- * word, else the record's. */
-static inline _Atomic uint32_t *holder_word(_Atomic uint32_t *slotword, uint32_t hslot)
+/* The object's holder word (hooks.h ls_stats_obj): NULL when it has no
+ * slot word. */
+static inline _Atomic uint32_t *obj_holder(_Atomic uint32_t *slot, _Atomic uint32_t *holder)
 {
-	return LIKELY(slotword != NULL) ? slotword + 1 : &ls_stats_rec(hslot)->holder;
+	return holder ? holder : slot ? slot + 1 : NULL;
+}
+
+/* The word that names the last holder of the lock whose holder record is
+ * `hslot`: the object's holder word (obj_holder) when it has one, else
+ * the record's. */
+static inline _Atomic uint32_t *holder_word(_Atomic uint32_t *word, uint32_t hslot)
+{
+	return LIKELY(word != NULL) ? word : &ls_stats_rec(hslot)->holder;
 }
 
 /* An acquisition of record `slot`; `holder` is the lock's holder word;
@@ -171,8 +178,8 @@ static inline _Atomic uint32_t *holder_word(_Atomic uint32_t *slotword, uint32_t
  * the holder changes, the holder word on the object's own line: nothing
  * another thread reads on its uncontended path.
  *
- * `other`: the caller knows the word names another thread, so this is an
- * owner change and the word is stored without being loaded.  That holds
+ * LS_CALL_HELD in `how`: the caller knows the word names another thread,
+ * so this is an owner change and the word is stored without being loaded.  That holds
  * for a mutex acquisition that waited while the word was not 0 and named
  * another thread, or while another thread held the mutex (which records
  * itself in the word before its release): the word changes only to the
@@ -187,18 +194,26 @@ static inline _Atomic uint32_t *holder_word(_Atomic uint32_t *slotword, uint32_t
  * of stalling the section.  MutexBench at 2 threads on 2 CPUs, summary
  * mode: 1.06x [1.01, 1.09] of the build before (21 interleaved rounds;
  * docs/stats.md).  Not for rwlock writes: a writer blocked by readers may
- * have been the last writer itself. */
+ * have been the last writer itself.
+ *
+ * With LS_CALL_RELNAMED as well (the mutex's releases write the word,
+ * hooks.h ls_stats_obj.release_names) not even the store: this thread's
+ * release will write it, in the instruction that frees the lock, and the
+ * store here was the last thing left inside the section on that line:
+ * MutexBench at 8 threads on 2 CPUs, summary over off, 0.917 without it
+ * against 0.857 with it (61 interleaved rounds; docs/stats.md). */
 static inline __attribute__((always_inline)) void acquired_as(struct ls_stats_thread *t,
                                                               uint32_t slot,
                                                               _Atomic uint32_t *holder, void *obj,
                                                               uintptr_t site, uint64_t stamp,
-                                                              bool other)
+                                                              unsigned how)
 {
 	struct ls_stats_count *c = counts(t, slot);
 	ls_stats_bump(&c->c[LS_C_ACQ]);
 	atomic_store_explicit(&c->site, site, memory_order_relaxed);
-	if (other) {
-		atomic_store_explicit(holder, t->serial, memory_order_relaxed);
+	if (how & LS_CALL_HELD) {
+		if (!(how & LS_CALL_RELNAMED))
+			atomic_store_explicit(holder, t->serial, memory_order_relaxed);
 		ls_stats_bump(&c->c[LS_C_HANDOFF]);
 	} else {
 		uint32_t prev = atomic_load_explicit(holder, memory_order_relaxed);
@@ -216,7 +231,7 @@ static inline __attribute__((always_inline)) void acquired(struct ls_stats_threa
                                                            _Atomic uint32_t *holder, void *obj,
                                                            uintptr_t site, uint64_t stamp)
 {
-	acquired_as(t, slot, holder, obj, site, stamp, false);
+	acquired_as(t, slot, holder, obj, site, stamp, 0);
 }
 
 /* From now on the inline step (quick.h) may count this mutex's
@@ -241,10 +256,7 @@ int ls_stats_quick_handoff(struct ls_stats_count *r, _Atomic uint32_t *w)
 	 * acquire orders this store before; sampled waiters read it racily. */
 	uint32_t prev = atomic_load_explicit(holder, memory_order_relaxed);
 	atomic_store_explicit(holder, ls_stats_q.serial, memory_order_relaxed);
-	/* Not this thread: the mutex's inline step comes here also for a
-	 * slot word out of range, which only a corrupted object has. */
-	if (prev && prev != ls_stats_q.serial)
-		ls_stats_bump(&r->c[LS_C_HANDOFF]);
+	ls_stats_quick_changed(r, prev);
 	return 0;
 }
 
@@ -272,7 +284,7 @@ static inline void call_acquired(const struct ls_stats_call *k, uint64_t stamp)
 	}
 	/* HELD is only ever set on a mutex call (ls_stats_lock_blocks). */
 	acquired_as(k->t, k->slot, holder_word(k->holder, k->slot), k->obj, k->site, stamp,
-	            k->flags & LS_CALL_HELD);
+	            k->flags & (LS_CALL_HELD | LS_CALL_RELNAMED));
 	if (stamp)
 		hold_wanted(k);
 }
@@ -349,10 +361,10 @@ static inline __attribute__((always_inline)) void begin(struct ls_stats_call *k,
 {
 	k->t = NULL;
 	k->obj = m->addr;
-	k->holder = m->slot;
+	k->holder = obj_holder(m->slot, m->holder);
 	k->unlock_want = m->unlock_want;
 	k->site = site;
-	k->flags = flags;
+	k->flags = flags | (m->release_names ? LS_CALL_RELNAMED : 0);
 	uint32_t s;
 	struct ls_stats_thread *t = quick(m->slot, (uintptr_t)m->addr | m->type, &s);
 	if (LIKELY(t != NULL)) {
@@ -373,6 +385,15 @@ void ls_stats_rw_begin(struct ls_stats_call *k, const struct ls_stats_obj *l, ui
                        bool write, bool trylock)
 {
 	begin(k, l, site, (trylock ? LS_CALL_TRYLOCK : 0) | (write ? 0 : LS_CALL_READ), write);
+}
+
+/* The site of the holder that the lock's holder word names, from that
+ * thread's own row for record hs. */
+static uintptr_t holder_site(const struct ls_stats_call *k, uint32_t hs)
+{
+	return ls_stats_holder_site(atomic_load_explicit(holder_word(k->holder, hs),
+	                                                 memory_order_relaxed),
+	                            hs);
 }
 
 /* 1 contended wait in N is timed; 1 timed wait in LS_STATS_STACK_FACTOR
@@ -397,10 +418,10 @@ void ls_stats_lock_blocks(struct ls_stats_call *k, bool held)
 	uint32_t hs = holders_slot(k);
 	struct ls_stats_lock *r = ls_stats_rec(hs);
 	k->flags |= LS_CALL_TIMED;
-	/* The holder's site, from its own row (sampled waits only). */
-	k->hsite = ls_stats_holder_site(atomic_load_explicit(holder_word(k->holder, hs),
-	                                                     memory_order_relaxed),
-	                                hs);
+	/* The holder's site, from its own row (sampled waits only).  Where
+	 * releases write the word, at the wait's end instead (contended_end):
+	 * a holder that got the lock by waiting is named only by its release. */
+	k->hsite = (k->flags & LS_CALL_RELNAMED) ? 0 : holder_site(k, hs);
 	if (--t->stack_left == 0) {
 		t->stack_left = ls_stats_stack_period(t);
 		k->wstack = ls_stats_stack_capture(t, k->site);
@@ -436,6 +457,12 @@ static void contended_end(struct ls_stats_call *k, int e)
 		uint32_t hstack = k->wstack ? atomic_load_explicit(&ls_stats_rec(holders_slot(k))->holder_stack,
 		                                                   memory_order_acquire)
 		                            : 0;
+		/* A release wrote the word last (it let this thread in, or, on
+		 * a timeout, the lock's holder now is the one it names or one
+		 * that got it by waiting after it): the holder that ended or
+		 * outlasted the wait, as the holder stacks are (ls_stats_obj). */
+		if (k->flags & LS_CALL_RELNAMED)
+			k->hsite = holder_site(k, holders_slot(k));
 		ls_stats_timing_add(&r->wait, t1 - k->t0);
 		ls_stats_event_add(k->slot, k->wstack, hstack, k->site, k->hsite, t1 - k->t0);
 	}
@@ -476,7 +503,7 @@ static inline __attribute__((always_inline)) bool locked(const struct ls_stats_o
 		if (read)
 			read_acquired(t, s, m->addr, 0);
 		else
-			acquired(t, s + half, m->slot + 1, m->addr, site, 0);
+			acquired(t, s + half, obj_holder(m->slot, m->holder), m->addr, site, 0);
 		if (m->type == LS_REC_MUTEX)
 			key_row(t, s, m->addr);
 		return ls_stats_q.hold_left == 1;
@@ -489,12 +516,13 @@ bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site)
 	return locked(m, site, false, 0);
 }
 
-int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site)
+int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, _Atomic uint32_t *holder,
+                                const void *addr, uintptr_t site)
 {
 	uint32_t s;
 	struct ls_stats_thread *t = quick(slot, (uintptr_t)addr | LS_REC_MUTEX, &s);
 	if (LIKELY(t != NULL)) {
-		acquired(t, s, slot + 1, (void *)addr, site, 0);
+		acquired(t, s, holder, (void *)addr, site, 0);
 		key_row(t, s, addr);
 		return ls_stats_q.hold_left == 1;
 	}
@@ -515,8 +543,8 @@ uint64_t ls_stats_hold_quick_begin(_Atomic uint32_t *slot, const void *addr)
 	return t0 ? t0 : 1;
 }
 
-int ls_stats_hold_quick_end(_Atomic uint32_t *slot, const void *addr, uintptr_t site,
-                            _Atomic uint32_t *unlock_want, uint64_t t0)
+int ls_stats_hold_quick_end(_Atomic uint32_t *slot, _Atomic uint32_t *holder, const void *addr,
+                            uintptr_t site, _Atomic uint32_t *unlock_want, uint64_t t0)
 {
 	struct ls_stats_thread *t = ls_stats_me;
 	/* The slot word named this mutex's record before the try (begin).  A
@@ -525,7 +553,7 @@ int ls_stats_hold_quick_end(_Atomic uint32_t *slot, const void *addr, uintptr_t 
 	 * mutex that this thread has just locked. */
 	uint32_t s = ls_stats_word_slot(atomic_load_explicit(slot, memory_order_relaxed));
 	ls_stats_q.hold_left = ls_stats_hold_period(t); /* hold_sampled's reset */
-	acquired(t, s, slot + 1, (void *)addr, site, t0);
+	acquired(t, s, holder, (void *)addr, site, t0);
 	key_row(t, s, addr);
 	if (unlock_want)
 		atomic_fetch_or_explicit(unlock_want, LS_UNLOCK_WANT_HOLD, memory_order_relaxed);
@@ -701,7 +729,7 @@ void ls_stats_wait_begin(struct ls_stats_call *k, const struct ls_stats_obj *c,
 	if (!t)
 		return;
 	k->obj = m->addr;
-	k->holder = m->slot;
+	k->holder = obj_holder(m->slot, m->holder);
 	k->unlock_want = m->unlock_want;
 	k->site = site;
 	k->slot = slot_of(c, site, true);

@@ -19,11 +19,21 @@
  *               differs from the previous holder: the program prints that
  *               count ("crowd owner changes N"), which the statistics'
  *               owner changes must equal, contended or not
+ *   relay_lock  the same with a condition variable: 4 threads x 1500
+ *               rounds, each waits on relay_cv (50 us at most) every
+ *               other round and signals it every round; every return to
+ *               the mutex (lock or wait) is an acquisition, and the
+ *               program counts the owner changes among them ("relay
+ *               acquisitions N owner changes M"): a holder that got the
+ *               mutex by waiting, then gave it up to wait on the condvar,
+ *               must still be seen as the holder by the next one
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 
@@ -37,6 +47,10 @@ static pthread_mutex_t crowd_lock = PTHREAD_MUTEX_INITIALIZER;
 #define CROWD_THREADS 4
 #define CROWD_PAIRS 3000
 static long crowd_last = -1, crowd_changes, crowd_done; /* under crowd_lock */
+static pthread_mutex_t relay_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t relay_cv = PTHREAD_COND_INITIALIZER;
+#define RELAY_ROUNDS 1500
+static long relay_last = -1, relay_changes, relay_gains; /* under relay_lock */
 static sem_t go_worker, turn[2];
 static long n_done;
 static _Atomic int n_errors;
@@ -88,6 +102,44 @@ static void *crowd_worker(void *arg)
 	return NULL;
 }
 
+/* This thread has (again) got relay_lock. */
+static void relay_gain(long me)
+{
+	if (relay_last != -1 && relay_last != me)
+		relay_changes++;
+	relay_last = me;
+	relay_gains++;
+}
+
+static void *relay_worker(void *arg)
+{
+	long me = (long)arg;
+	for (int i = 0; i < RELAY_ROUNDS; i++) {
+		if (pthread_mutex_lock(&relay_lock) != 0)
+			n_errors++;
+		relay_gain(me);
+		for (volatile int k = 0; k < 500; k++)
+			;
+		if (i % 2 == 0) {
+			struct timespec t;
+			clock_gettime(CLOCK_REALTIME, &t);
+			t.tv_nsec += 50000;
+			if (t.tv_nsec >= 1000000000) {
+				t.tv_sec++;
+				t.tv_nsec -= 1000000000;
+			}
+			int r = pthread_cond_timedwait(&relay_cv, &relay_lock, &t);
+			if (r != 0 && r != ETIMEDOUT)
+				n_errors++;
+			relay_gain(me);
+		}
+		pthread_cond_signal(&relay_cv);
+		if (pthread_mutex_unlock(&relay_lock) != 0)
+			n_errors++;
+	}
+	return NULL;
+}
+
 int main(void)
 {
 	sem_init(&go_worker, 0, 0);
@@ -117,6 +169,13 @@ int main(void)
 		pthread_join(c[i], NULL);
 	CHECK_EQ(crowd_done, CROWD_THREADS * CROWD_PAIRS, "every crowd pair ran");
 	printf("crowd owner changes %ld\n", crowd_changes);
+
+	pthread_t r[CROWD_THREADS];
+	for (long i = 0; i < CROWD_THREADS; i++)
+		CHECK(pthread_create(&r[i], NULL, relay_worker, (void *)i) == 0, "relay_worker starts");
+	for (int i = 0; i < CROWD_THREADS; i++)
+		pthread_join(r[i], NULL);
+	printf("relay acquisitions %ld owner changes %ld\n", relay_gains, relay_changes);
 	CHECK_EQ(n_errors, 0, "every lock and unlock returned 0");
 	/* Under the locks, or with one thread running at a time. */
 	CHECK_EQ(n_done, 3000 + 15 + 2 * PING_TURNS, "every pair ran");

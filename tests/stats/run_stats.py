@@ -240,6 +240,13 @@ def test_counting(backend, tmp):
         expect(tag, (c["acquisitions"], c["owner_changes"]), (12000, int(m.group(1))),
                f"crowd_lock: 12000 acquisitions ({c['contended']} contended), owner changes as the "
                "program saw them")
+    m = re.search(r"relay acquisitions (\d+) owner changes (\d+)", p.stdout)
+    c = locks.get("relay_lock")
+    if report(m is not None and c is not None, f"{tag}: relay_lock reported, its counts printed",
+              p.stdout[-200:]):
+        expect(tag, (c["acquisitions"], c["owner_changes"]), (int(m.group(1)), int(m.group(2))),
+               f"relay_lock: every return to the mutex, lock or condvar wait ({c['contended']} "
+               "contended), and its owner changes as the program saw them")
 
 
 def test_hold_samples(backend, tmp):
