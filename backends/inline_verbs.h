@@ -7,11 +7,13 @@
  * and LS_INLINE_RWLOCK_BACKENDS, and use it when that entry's table is
  * the chosen backend.  The shim names no algorithm: it reads these lists.
  *
- * Today each list holds futex, the default backend.  The single-threaded ones are what
- * LS_SINGLE_TABLE (backend.h) makes of the futex verbs: plain loads and
- * stores while glibc says the process has one thread, else tell
- * core/runtime/single.h (its gate moves to the atomic table) and use the
- * atomic verb.
+ * Today each list holds futex, the default backend, and so does the list
+ * of backends with claims (LS_INLINE_CLAIM_BACKENDS, below; x86-64),
+ * whose counting tables keep the statistics' holder word in the lock
+ * state.  The single-threaded ones are what LS_SINGLE_TABLE (backend.h)
+ * makes of the futex verbs: plain loads and stores while glibc says the
+ * process has one thread, else tell core/runtime/single.h (its gate moves
+ * to the atomic table) and use the atomic verb.
  */
 #ifndef LS_BACKENDS_INLINE_VERBS_H
 #define LS_BACKENDS_INLINE_VERBS_H
