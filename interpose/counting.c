@@ -28,6 +28,12 @@
  * hold sample alone, two hooks around the release:
  * ls_stats_hold_quick_unlock).
  *
+ * Over a backend with claims (backends/inline_verbs.h; futex on x86-64)
+ * the try is a claim: it takes the mutex and tests and writes the holder
+ * word, kept in the lock state then, in one instruction, and the unlock
+ * frees it naming this thread, so that no owner change, contended or
+ * not, writes inside the critical section (claim_lock, claim_unlock).
+ *
  * Two tables: one over the backend's atomic verbs, and, when the backend
  * has a single-threaded table, one over that, which the gate holds while
  * the process has one thread.  The single-threaded verbs move the gate to
@@ -84,6 +90,9 @@ static inline __attribute__((always_inline)) int claim_lock(bool (*claim)(void *
 		return ls_mutex_counted_declined(s, site);
 	if (UNLIKELY(!claim(s, ls_stats_q.mine, &seen, &to)))
 		return other(s, site, seen, to);
+	/* The same tests as count_lock's, on the slot word alone: written out
+	 * in each, as a shared helper moved the verbs' registers (+1
+	 * instruction on their exits). */
 	uint32_t off = ls_stats_quick_slot_word(&ls_mutex_of(s)->stats);
 	if (UNLIKELY(off > LS_STATS_ROW_LAST))
 		return ls_mutex_counted_first(s, site);
