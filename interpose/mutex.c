@@ -204,16 +204,21 @@ bool ls_mutex_is_native(pthread_mutex_t *m)
 	return !served_by_glibc(ls_active(), ls_mutex_kind(ls_mutex_of(m)));
 }
 
-/* Where a mutex's holder word is, and whether a plain mutex's releases
- * write it (mutex_layout.h): set once, by the counting table's choice,
- * before the gate publishes it and so before any lock is counted. */
+/* Where a mutex's holder word is (mutex_layout.h): set once, by the
+ * counting table's choice, before the gate publishes it and so before any
+ * lock is counted. */
 static size_t holder_off = offsetof(struct ls_mutex, holder);
-static bool release_names;
 
 void ls_mutex_holder_in_state(size_t state_off)
 {
 	holder_off = offsetof(struct ls_mutex, lock) + state_off;
-	release_names = true;
+}
+
+/* Whether a plain mutex's releases write its holder word: exactly where
+ * the word is in the lock state (the claims' naming unlock). */
+static inline bool releases_name(void)
+{
+	return holder_off != offsetof(struct ls_mutex, holder);
 }
 
 static inline _Atomic uint32_t *holder_word(pthread_mutex_t *m)
@@ -228,7 +233,7 @@ static inline _Atomic uint32_t *holder_word(pthread_mutex_t *m)
  * Relaxed: the release that follows orders it. */
 static inline void name_releaser(pthread_mutex_t *m)
 {
-	if (release_names) {
+	if (releases_name()) {
 		_Atomic uint32_t *h = holder_word(m);
 		if (atomic_load_explicit(h, memory_order_relaxed) != ls_stats_q.serial)
 			atomic_store_explicit(h, ls_stats_q.serial, memory_order_relaxed);
@@ -289,7 +294,7 @@ static inline void stats_obj(pthread_mutex_t *m, const struct ls_lock_ops *b, in
 	/* NULL: the word after the slot word (stats/hooks.h). */
 	o->holder = NULL;
 	o->release_names = false;
-	if (UNLIKELY(release_names) && o->slot) {
+	if (UNLIKELY(releases_name()) && o->slot) {
 		o->holder = holder_word(m);
 		o->release_names = ls_kind_is_plain(kind);
 	}

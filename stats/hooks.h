@@ -171,7 +171,8 @@ bool ls_stats_locked(const struct ls_stats_obj *m, uintptr_t site);
 /* The common case of ls_stats_locked for a mutex, given only what it
  * reads (the object's slot word, NULL if it has none; its holder word,
  * wherever it is, used only with a slot word; and its address), so the
- * shim builds no ls_stats_obj for it: 0 or 1 as ls_stats_locked, or LS_STATS_QUICK_DECLINED when this call needs more (a first use, a
+ * shim builds no ls_stats_obj for it: 0 or 1 as ls_stats_locked, or
+ * LS_STATS_QUICK_DECLINED when this call needs more (a first use, a
  * sample due, no slot word): then the shim calls ls_stats_locked. */
 enum { LS_STATS_QUICK_DECLINED = 2 };
 int ls_stats_mutex_locked_quick(_Atomic uint32_t *slot, _Atomic uint32_t *holder,

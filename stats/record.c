@@ -179,8 +179,9 @@ static inline _Atomic uint32_t *holder_word(_Atomic uint32_t *word, uint32_t hsl
  * another thread reads on its uncontended path.
  *
  * LS_CALL_HELD in `how`: the caller knows the word names another thread,
- * so this is an owner change and the word is stored without being loaded.  That holds
- * for a mutex acquisition that waited while the word was not 0 and named
+ * so this is an owner change and the word is stored without being
+ * loaded.  That holds for a mutex acquisition that waited while the word
+ * was not 0 and named
  * another thread, or while another thread held the mutex (which records
  * itself in the word before its release): the word changes only to the
  * serials of threads that acquire, and this one did not while it waited
