@@ -397,8 +397,21 @@ static uintptr_t holder_site(const struct ls_stats_call *k, uint32_t hs)
 	                            hs);
 }
 
+/* A waiter stack is due at `now` (the countdown is at its end): in
+ * summary mode not before LS_STATS_STACK_GAP_NS after this thread's last
+ * one; until then the countdown stays at its end, so the first timed wait
+ * after the gap takes it (the clock read is the wait's own start). */
+static inline bool stack_gap_passed(struct ls_stats_thread *t, uint64_t now)
+{
+	if (ls_stats_cfg.sample == 1 || now - t->stack_at >= LS_STATS_STACK_GAP_NS)
+		return true;
+	t->stack_left = 1;
+	return false;
+}
+
 /* 1 contended wait in N is timed; 1 timed wait in LS_STATS_STACK_FACTOR
- * also captures the waiter's stack and asks a holder for its own. */
+ * (at most one every LS_STATS_STACK_GAP_NS per thread, impl.h) also
+ * captures the waiter's stack and asks a holder for its own. */
 void ls_stats_lock_blocks(struct ls_stats_call *k, bool held)
 {
 	struct ls_stats_thread *t = k->t;
@@ -423,8 +436,10 @@ void ls_stats_lock_blocks(struct ls_stats_call *k, bool held)
 	 * releases write the word, at the wait's end instead (contended_end):
 	 * a holder that got the lock by waiting is named only by its release. */
 	k->hsite = (k->flags & LS_CALL_RELNAMED) ? 0 : holder_site(k, hs);
-	if (--t->stack_left == 0) {
+	k->t0 = ls_stats_now();
+	if (--t->stack_left == 0 && stack_gap_passed(t, k->t0)) {
 		t->stack_left = ls_stats_stack_period(t);
+		t->stack_at = k->t0;
 		k->wstack = ls_stats_stack_capture(t, k->site);
 		if (!atomic_load_explicit(&r->want_holder_stack, memory_order_relaxed) &&
 		    !atomic_exchange_explicit(&r->want_holder_stack, 1, memory_order_relaxed))
@@ -434,8 +449,9 @@ void ls_stats_lock_blocks(struct ls_stats_call *k, bool held)
 		if (k->unlock_want)
 			atomic_fetch_or_explicit(k->unlock_want, LS_UNLOCK_WANT_STACK,
 			                         memory_order_release);
+		/* The wait starts after the unwinding. */
+		k->t0 = ls_stats_now();
 	}
-	k->t0 = ls_stats_now();
 }
 
 static void contended_end(struct ls_stats_call *k, int e)

@@ -174,6 +174,7 @@ struct ls_stats_thread *ls_stats_thread_attach(void)
 	t->wait_left = ls_stats_period(t);
 	t->cond_left = ls_stats_period(t);
 	t->stack_left = ls_stats_stack_period(t);
+	t->stack_at = 0; /* the first waiter stack is not held back */
 	atomic_store_explicit(&t->state, LS_ST_LIVE, memory_order_release);
 	if (fresh)
 		block_publish(t);

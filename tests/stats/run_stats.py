@@ -295,6 +295,44 @@ def test_unlock_word(backend, tmp):
            f"{ev[:2]}")
 
 
+def test_stack_gap(backend, tmp):
+    """Summary mode takes at most one waiter stack per thread every 20 ms
+    (stats/impl.h LS_STATS_STACK_GAP_NS) when STATS_SAMPLE > 1, whatever the
+    contention rate: four threads contending for 300 ms
+    (tests/preload/stats_stackgap.c) at STATS_SAMPLE=2 time about one
+    contended wait in two, and at one in four of those would take
+    contended / 8 stacks; the contention events that carry a waiter stack
+    (each counts the timed waits it stands for) must stay within four
+    threads x (run time / 20 ms + 1), and some must show gap_worker."""
+    tag = f"{backend}/summary"
+    path = os.path.join(tmp, "stackgap.json")
+    p = run("stats_stackgap", ["300"], env(backend, STATS="summary", STATS_SAMPLE=2,
+                                            STATS_FILE=path, STATS_TOP=0))
+    if not report(p.returncode == 0 and "FAIL" not in p.stdout, f"{tag}: stats_stackgap runs",
+                  p.stdout[-400:] + p.stderr[-400:]):
+        return
+    doc = load(path)
+    if not valid(doc, f"{tag} stackgap") or doc["unwinder"] != "libunwind":
+        return
+    k = by_name(doc)["gap_lock"]
+    bound = 4 * (doc["elapsed_ns"] // 20_000_000 + 1)
+    stacked = sum(e["count"] for e in k["contention"] if e["waiter_stack"])
+    # Without the gap the run would take about contended / 8 stacks: the
+    # bound below means something only where that is well above it (not
+    # under slices, whose waiters wait out a whole slice: a few hundred
+    # long waits in the run).
+    if not backend.startswith("slice:"):
+        report(k["contended"] // 8 > 2 * bound,
+               f"{tag}: gap_lock: contended enough that 1 in 8 waits would exceed the bound twice",
+               f"contended {k['contended']}, bound {bound}")
+    report(1 <= stacked <= bound,
+           f"{tag}: gap_lock: at most one waiter stack per thread every 20 ms, and some",
+           f"{stacked} waits with a stack, bound {bound}, contended {k['contended']}")
+    report(any(e["waiter_stack"] and stack_has(doc, e["waiter_stack"], "gap_worker")
+               for e in k["contention"]),
+           f"{tag}: gap_lock: waiter stacks show gap_worker", f"{k['contention'][:2]}")
+
+
 def test_fork(backend, tmp):
     path = os.path.join(tmp, "fork.json")
     p = run("stats_fork", [], env(backend, STATS="full", STATS_FILE=path, STATS_TOP=0))
@@ -593,7 +631,7 @@ def main():
                 report(False, f"rwlock {rw}", repr(e))
         for b in names:
             for test in (test_counts, test_counting, test_hold_samples, test_unlock_word,
-                         test_fork, test_signal, test_unwind, test_others, test_fair):
+                         test_stack_gap, test_fork, test_signal, test_unwind, test_others, test_fair):
                 d = tempfile.mkdtemp(dir=tmp)
                 try:
                     test(b, d)

@@ -1,0 +1,67 @@
+/*
+ * stats_stackgap.c - four threads contend on one mutex for a while
+ * (argument: milliseconds, default 300), so that many of their waits are
+ * timed and would take stacks at summary mode's 1 in 4: the workload of
+ * tests/stats/run_stats.py's test_stack_gap, which checks from the JSON that
+ * a thread takes at most one waiter stack per gap (stats/impl.h
+ * LS_STATS_STACK_GAP_NS) with STATS_SAMPLE > 1, and that stacks still come.
+ * On its own it prints one "ok" line per check.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "check.h"
+
+#define THREADS 4
+
+static pthread_mutex_t gap_lock = PTHREAD_MUTEX_INITIALIZER;
+static long held_count; /* under gap_lock */
+static struct timespec end;
+
+static int before_end(void)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec);
+}
+
+/* Its own frame, for the waiter stacks (noinline: the name is checked). */
+static __attribute__((noinline, noclone)) void *gap_worker(void *arg)
+{
+	long mine = 0;
+	while (before_end()) {
+		for (int i = 0; i < 64; i++) {
+			pthread_mutex_lock(&gap_lock);
+			held_count++;
+			pthread_mutex_unlock(&gap_lock);
+			mine++;
+		}
+	}
+	__asm__ volatile("" ::: "memory"); /* keeps the frame: no tail call */
+	return (void *)mine;
+}
+
+int main(int argc, char **argv)
+{
+	long ms = argc > 1 ? atol(argv[1]) : 300;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += ms / 1000;
+	end.tv_nsec += (ms % 1000) * 1000000L;
+	if (end.tv_nsec >= 1000000000L) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000L;
+	}
+	pthread_t t[THREADS];
+	for (int i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, gap_worker, NULL);
+	long total = 0;
+	for (int i = 0; i < THREADS; i++) {
+		void *r;
+		pthread_join(t[i], &r);
+		total += (long)r;
+	}
+	CHECK_EQ(held_count, total, "every acquisition of gap_lock excluded the others");
+	return check_finish();
+}
