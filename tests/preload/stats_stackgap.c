@@ -1,10 +1,12 @@
 /*
  * stats_stackgap.c - four threads contend on one mutex for a while
- * (argument: milliseconds, default 300), so that many of their waits are
- * timed and would take stacks at summary mode's 1 in 4: the workload of
- * tests/stats/run_stats.py's test_stack_gap, which checks from the JSON that
- * a thread takes at most one waiter stack per gap (stats/impl.h
- * LS_STATS_STACK_GAP_NS) with STATS_SAMPLE > 1, and that stacks still come.
+ * (argument: milliseconds, default 300), each sleeping 20 us in its
+ * section and 20 us out of it, so that most acquisitions wait (about
+ * 1,500 in 300 ms here), many waits are timed, and summary mode's 1 in 4
+ * of those would take a few hundred stacks: the workload of tests/stats/run_stats.py's test_stack_gap, which
+ * checks from the JSON that a thread takes at most one waiter stack per
+ * gap (stats/impl.h LS_STATS_STACK_GAP_NS) with STATS_SAMPLE > 1, and that
+ * stacks still come.
  * On its own it prints one "ok" line per check.
  */
 #define _GNU_SOURCE
@@ -32,12 +34,15 @@ static __attribute__((noinline, noclone)) void *gap_worker(void *arg)
 {
 	long mine = 0;
 	while (before_end()) {
-		for (int i = 0; i < 64; i++) {
-			pthread_mutex_lock(&gap_lock);
-			held_count++;
-			pthread_mutex_unlock(&gap_lock);
-			mine++;
-		}
+		pthread_mutex_lock(&gap_lock);
+		held_count++;
+		/* Sleep holding the lock, and then without it (so that the
+		 * thread cannot take it straight back): the others find it
+		 * held, even on a loaded machine. */
+		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
+		pthread_mutex_unlock(&gap_lock);
+		mine++;
+		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
 	}
 	__asm__ volatile("" ::: "memory"); /* keeps the frame: no tail call */
 	return (void *)mine;
