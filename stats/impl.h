@@ -230,7 +230,7 @@ uint32_t ls_stats_hold_period(struct ls_stats_thread *t);
  * most one waiter stack per thread every LS_STATS_STACK_GAP_NS, which
  * bounds the unwinder's share of the program whatever its contention
  * rate: an unwind costs about 1.3 us of CPU in place (libunwind, measured
- * in LevelDB), and more in the caches it leaves cold.  LevelDB readrandom
+ * in LevelDB), and more than that around it.  LevelDB readrandom
  * at 8 threads on 2 CPUs took about 4,000 waiter and holder stacks a
  * second at 1 in 4 timed waits, and ran 1.7% faster without them
  * (docs/stats.md, "Where the last points go, and stacks in time"). */

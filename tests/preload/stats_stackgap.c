@@ -3,11 +3,11 @@
  * (argument: milliseconds, default 300), each sleeping 20 us in its
  * section and 20 us out of it, so that most acquisitions wait (about
  * 1,500 in 300 ms here), many waits are timed, and summary mode's 1 in 4
- * of those would take a few hundred stacks: the workload of tests/stats/run_stats.py's test_stack_gap, which
- * checks from the JSON that a thread takes at most one waiter stack per
- * gap (stats/impl.h LS_STATS_STACK_GAP_NS) with STATS_SAMPLE > 1, and that
- * stacks still come.
- * On its own it prints one "ok" line per check.
+ * of those would take a few hundred stacks: the workload of
+ * tests/stats/run_stats.py's test_stack_gap, which checks from the JSON
+ * that a thread takes at most one waiter stack per gap (stats/impl.h
+ * LS_STATS_STACK_GAP_NS) with STATS_SAMPLE > 1, and that stacks still
+ * come.  On its own it prints one "ok" line per check.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
