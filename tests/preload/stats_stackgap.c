@@ -51,13 +51,7 @@ static __attribute__((noinline, noclone)) void *gap_worker(void *arg)
 int main(int argc, char **argv)
 {
 	long ms = argc > 1 ? atol(argv[1]) : 300;
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += ms / 1000;
-	end.tv_nsec += (ms % 1000) * 1000000L;
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
+	end = deadline_in(CLOCK_MONOTONIC, ms);
 	pthread_t t[THREADS];
 	for (int i = 0; i < THREADS; i++)
 		pthread_create(&t[i], NULL, gap_worker, NULL);
