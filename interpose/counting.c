@@ -90,12 +90,11 @@ static inline __attribute__((always_inline)) int claim_lock(bool (*claim)(void *
 		return ls_mutex_counted_declined(s, site);
 	if (UNLIKELY(!claim(s, ls_stats_q.mine, &seen, &to)))
 		return other(s, site, seen, to);
-	/* The same tests as count_lock's, on the slot word alone: written out
-	 * in each, as a shared helper moved the verbs' registers (+1
-	 * instruction on their exits). */
-	uint32_t off = ls_stats_quick_slot_word(&ls_mutex_of(s)->stats);
-	if (UNLIKELY(off > LS_STATS_ROW_LAST))
-		return ls_mutex_counted_first(s, site);
+	/* The slot word alone, masked into the rows as ls_stats_quick_row
+	 * does (one instruction where count_lock's range test, which also
+	 * tests the holder there, takes two): 0 or a stray word lands on a
+	 * row's start whose key is not this mutex's. */
+	uint32_t off = ls_stats_quick_slot_word(&ls_mutex_of(s)->stats) & LS_STATS_ROW_LAST;
 	struct ls_stats_count *r = ls_stats_quick_row_at(off);
 	if (UNLIKELY(r->key != (uintptr_t)s))
 		return ls_mutex_counted_first(s, site);
