@@ -1,9 +1,10 @@
 /*
  * stats_stackgap.c - four threads contend on one mutex for a while
  * (argument: milliseconds, default 300), each sleeping 20 us in its
- * section and 20 us out of it, so that most acquisitions wait (about
- * 1,500 in 300 ms here), many waits are timed, and summary mode's 1 in 4
- * of those would take a few hundred stacks: the workload of
+ * section and asking again only once another thread has had the lock, so
+ * that nearly every acquisition waits (2,300-3,000 in 300 ms on an idle
+ * 2-CPU machine), many waits are timed, and summary mode's 1 in 4 of those
+ * would take a few hundred stacks: the workload of
  * tests/stats/run_stats.py's test_stack_gap, which checks from the JSON
  * that a thread takes at most one waiter stack per gap (stats/impl.h
  * LS_STATS_STACK_GAP_NS) with STATS_SAMPLE > 1, and that stacks still
@@ -11,6 +12,8 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -19,7 +22,8 @@
 #define THREADS 4
 
 static pthread_mutex_t gap_lock = PTHREAD_MUTEX_INITIALIZER;
-static long held_count; /* under gap_lock */
+static long held_count;          /* under gap_lock */
+static _Atomic long last_holder; /* written under gap_lock: its last holder's index + 1 */
 static struct timespec end;
 
 static int before_end(void)
@@ -29,20 +33,24 @@ static int before_end(void)
 	return now.tv_sec < end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec);
 }
 
-/* Its own frame, for the waiter stacks (noinline: the name is checked). */
+/* Its own frame, for the waiter stacks (noinline: the name is checked).
+ * Each thread sleeps holding the lock, and after its release waits until
+ * another thread has taken it before it asks again: so it asks while
+ * another holds the lock (sleeping), and nearly every lock call waits,
+ * however loaded the machine is (the rate of waits falls with the load,
+ * their share does not). */
 static __attribute__((noinline, noclone)) void *gap_worker(void *arg)
 {
-	long mine = 0;
+	long me = (long)arg + 1, mine = 0;
 	while (before_end()) {
 		pthread_mutex_lock(&gap_lock);
 		held_count++;
-		/* Sleep holding the lock, and then without it (so that the
-		 * thread cannot take it straight back): the others find it
-		 * held, even on a loaded machine. */
+		atomic_store_explicit(&last_holder, me, memory_order_relaxed);
 		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
 		pthread_mutex_unlock(&gap_lock);
 		mine++;
-		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
+		while (atomic_load_explicit(&last_holder, memory_order_relaxed) == me && before_end())
+			sched_yield();
 	}
 	__asm__ volatile("" ::: "memory"); /* keeps the frame: no tail call */
 	return (void *)mine;
@@ -54,7 +62,7 @@ int main(int argc, char **argv)
 	end = deadline_in(CLOCK_MONOTONIC, ms);
 	pthread_t t[THREADS];
 	for (int i = 0; i < THREADS; i++)
-		pthread_create(&t[i], NULL, gap_worker, NULL);
+		pthread_create(&t[i], NULL, gap_worker, (void *)(long)i);
 	long total = 0;
 	for (int i = 0; i < THREADS; i++) {
 		void *r;
