@@ -122,6 +122,16 @@ static inline void ls_futex_inline_unlock_single(void *s)
  * condvar's) read and write the lock word alone and leave the name as it
  * is: a thread that got the lock by waiting is named by its release.
  *
+ * Once the process has threads the counting table takes the lock without
+ * naming itself (ls_futex_inline_take) and compares the name after: the
+ * releases alone write it.  A claim that expects the caller's own name
+ * fails whenever another thread released last (a quarter of LevelDB's
+ * acquisitions), and then a second compare-and-swap takes the lock: the
+ * take costs an owner change a compare instead (LevelDB readrandom at 8
+ * threads, summary: 1.004-1.012x with the take; docs/stats.md).  While
+ * the process has one thread the claim stays (its plain compare needs no
+ * name test of its own).
+ *
  * futex: its state is the 4-byte word; bytes 4..7 of the state (the
  * state area is 8-byte aligned, backend.h) hold the name, so one 8-byte
  * compare-and-swap covers both: the lock word in the low half, the name
@@ -183,6 +193,24 @@ static inline _Atomic uint32_t *ls_futex_inline_name(void *s)
 	return (_Atomic uint32_t *)(void *)((char *)s + LS_INLINE_CLAIM_NAME_OFF);
 }
 
+/* Take the lock if it is free, whatever it names: one locked
+ * bit-test-and-set of the lock word's bit 0, which is set in both held
+ * states (core/mutex/futexlock.h), so it changes only a free word (0 ->
+ * LOCKED) and fails, changing nothing, on a held one.  The name stays the
+ * last releaser's, for the caller to compare with its own: an owner change
+ * then costs that compare, not a failed claim and a second
+ * compare-and-swap.  Acquire, as the trylock (a locked instruction; the
+ * "memory" clobber keeps the critical section after it). */
+static inline bool ls_futex_inline_take(void *s)
+{
+	bool held;
+	__asm__ volatile("lock btsl $0, %1"
+	                 : "=@ccc"(held), "+m"(((struct ls_futexlock *)s)->word)
+	                 :
+	                 : "memory");
+	return !held;
+}
+
 /* While the process has one thread, the claim with a plain compare and
  * a plain store of the lock word (relaxed: nobody else can look); a lock
  * found free but naming another thread (one that has exited, or none)
@@ -228,14 +256,15 @@ static inline void ls_futex_inline_unclaim(void *s, uint64_t mine)
 		ls_futex_wake(&((struct ls_futexlock *)s)->word, 1);
 }
 
-/* X(id, table, claim, claim_single, reclaim, unclaim, name): an entry of
+/* X(id, table, take, claim_single, reclaim, unclaim, name): an entry of
  * LS_INLINE_BACKENDS (same id and table) whose lock state has room for the
- * claimant's name at byte LS_INLINE_CLAIM_NAME_OFF, its claims, its
- * naming unlock and the name's word (above).  The single-threaded unlock
- * stays the inline table's: while the process has one thread every
- * acquisition is a claim, which named the holder already. */
+ * claimant's name at byte LS_INLINE_CLAIM_NAME_OFF, its take, its
+ * single-threaded claim and the reclaim after it, its naming unlock and
+ * the name's word (above).  The single-threaded unlock stays the inline
+ * table's: while the process has one thread every acquisition is a claim,
+ * which named the holder already. */
 #define LS_INLINE_CLAIM_BACKENDS(X)                                                        \
-	X(futex, ls_backend_futex, ls_futex_inline_claim, ls_futex_inline_claim_single,    \
+	X(futex, ls_backend_futex, ls_futex_inline_take, ls_futex_inline_claim_single,     \
 	  ls_futex_inline_reclaim, ls_futex_inline_unclaim, ls_futex_inline_name)
 #else
 #define LS_INLINE_CLAIM_BACKENDS(X)

@@ -29,10 +29,12 @@
  * ls_stats_hold_quick_unlock).
  *
  * Over a backend with claims (backends/inline_verbs.h; futex on x86-64)
- * the try is a claim: it takes the mutex and tests and writes the holder
- * word, kept in the lock state then, in one instruction, and the unlock
- * frees it naming this thread, so that no owner change, contended or
- * not, writes inside the critical section (claim_lock, claim_unlock).
+ * the holder word is kept in the lock state, and the unlock frees the
+ * mutex naming this thread, so that no owner change, contended or not,
+ * writes inside the critical section (claim_unlock).  The lock takes the
+ * mutex whatever it names and compares the name after (take_lock); while
+ * the process has one thread, its try is a claim, which takes the mutex
+ * and tests the name in one plain compare (claim_lock).
  *
  * Two tables: one over the backend's atomic verbs, and, when the backend
  * has a single-threaded table, one over that, which the gate holds while
@@ -72,11 +74,12 @@ static inline __attribute__((always_inline)) int count_lock(bool (*try)(void *, 
 	return zero;
 }
 
-/* The lock verb over a backend with claims (backends/inline_verbs.h):
- * the try names this thread in the lock state's holder word in its own
- * atomic instruction, and succeeds only where the word named this thread
- * already, so the common case tests the holder without a load of its
- * own, and an owner change writes nothing inside the critical section.
+/* The lock verb over a backend with claims (backends/inline_verbs.h)
+ * while the process has one thread (the single-threaded table): the try
+ * names this thread in the lock state's holder word, and succeeds only
+ * where the word named this thread already, so the common case tests the
+ * holder without a load of its own, and an owner change writes nothing
+ * inside the critical section.
  * `other`: claim_failed for this backend, out of line, given the
  * claim's new value, still in its register. */
 static inline __attribute__((always_inline)) int claim_lock(bool (*claim)(void *, uint64_t,
@@ -100,6 +103,50 @@ static inline __attribute__((always_inline)) int claim_lock(bool (*claim)(void *
 		return ls_mutex_counted_first(s, site);
 	ls_stats_quick_count(r, site);
 	return (int)(uint32_t)seen;
+}
+
+/* The lock verb over a backend with claims while the process has more
+ * than one thread: the take (backends/inline_verbs.h) gets a free lock
+ * whatever it names, and the name, the last releaser's, is compared after
+ * it; the difference is the verb's result, 0 in the common case (this
+ * thread released the mutex last).  Another name is an owner change
+ * (`changed`, out of line), counted from the name, which this thread's
+ * release replaces: nothing is stored inside the critical section. */
+static inline __attribute__((always_inline)) int take_lock(bool (*take)(void *),
+                                                           _Atomic uint32_t *(*name)(void *),
+                                                           int (*changed)(void *, uint32_t),
+                                                           void *s, uintptr_t site)
+{
+	if (UNLIKELY(!ls_stats_quick_take()))
+		return ls_mutex_counted_declined(s, site);
+	if (UNLIKELY(!take(s)))
+		return ls_mutex_counted_blocked(s, site);
+	uint32_t off = ls_stats_quick_slot_word(&ls_mutex_of(s)->stats) & LS_STATS_ROW_LAST;
+	struct ls_stats_count *r = ls_stats_quick_row_at(off);
+	if (UNLIKELY(r->key != (uintptr_t)s))
+		return ls_mutex_counted_first(s, site);
+	ls_stats_quick_count(r, site);
+	/* serial - name, in the register the verb returns (a compare and a
+	 * zero would be one instruction more); relaxed, as the name is read
+	 * holding the lock that its writers released. */
+	uint32_t d = ls_stats_q.serial;
+	bool other;
+	__asm__("subl %2, %0" : "+r"(d), "=@ccnz"(other) : "m"(*name(s)));
+	if (UNLIKELY(other))
+		return changed(s, d);
+	return (int)d;
+}
+
+/* An owner change found by take_lock, given serial - name: counted in
+ * the row take_lock counted the acquisition in (found again: only the
+ * common case keeps it in a register), unless the name is 0 (a mutex that
+ * nobody has released yet). */
+static __attribute__((noinline)) int take_changed(void *s, uint32_t d)
+{
+	struct ls_stats_count *r = ls_stats_quick_row_at(
+	        ls_stats_quick_slot_word(&ls_mutex_of(s)->stats) & LS_STATS_ROW_LAST);
+	ls_stats_quick_changed(r, ls_stats_q.serial - d);
+	return 0;
 }
 
 /* The claim failed: the lock is held (the contended protocol), or it is
@@ -207,7 +254,7 @@ LS_INLINE_BACKENDS(INLINE_TABLES)
 
 /* The backends with claims: their counting tables lock with them, and
  * unlock and trylock as the inline tables above. */
-#define CLAIM_TABLES(id, table, claim, claim_single, reclaim, unclaim, name_word)          \
+#define CLAIM_TABLES(id, table, take, claim_single, reclaim, unclaim, name_word)           \
 	static __attribute__((noinline)) int id##_other(void *s, uintptr_t site, uint64_t seen, \
 	                                                uint64_t to)                            \
 	{                                                                                     \
@@ -216,7 +263,7 @@ LS_INLINE_BACKENDS(INLINE_TABLES)
 	static void id##_claim_atomic_unlock(void *s) { claim_unlock(unclaim, s); }          \
 	static int id##_claim_atomic_lock(void *s)                                           \
 	{                                                                                     \
-		return claim_lock(claim, id##_other, s, SITE());                              \
+		return take_lock(take, name_word, take_changed, s, SITE());                   \
 	}                                                                                     \
 	static int id##_claim_single_lock(void *s)                                           \
 	{                                                                                     \

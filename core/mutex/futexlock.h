@@ -7,9 +7,12 @@
  * State word (all-zero = unlocked, so static initializers work):
  *   LS_FUTEX_UNLOCKED  0  free
  *   LS_FUTEX_LOCKED    1  held, nobody parked
- *   LS_FUTEX_PARKED    2  held, and some thread may be parked on the word
- * Transitions: lock  0 -> 1 (fast, CAS)      or  x -> 2 (slow, exchange)
- *              unlock 1 -> 0 (fast)           or  2 -> 0 then wake one
+ *   LS_FUTEX_PARKED    3  held, and some thread may be parked on the word
+ * Transitions: lock  0 -> 1 (fast, CAS)      or  x -> 3 (slow, exchange)
+ *              unlock 1 -> 0 (fast)           or  3 -> 0 then wake one
+ * (Drepper's mutex uses 2 for the parked state; 3 keeps bit 0 set in both
+ * held states, so that a bit-test-and-set of bit 0 takes the lock only
+ * when it is free: backends/inline_verbs.h ls_futex_inline_take.)
  *
  * Fairness: none.  A releasing thread or a spinning newcomer can barge ahead
  * of a parked waiter indefinitely (no bypass bound); the woken waiter re-marks
@@ -32,8 +35,10 @@
 enum {
 	LS_FUTEX_UNLOCKED = 0,
 	LS_FUTEX_LOCKED = 1,
-	LS_FUTEX_PARKED = 2,
+	LS_FUTEX_PARKED = 3,
 };
+_Static_assert((LS_FUTEX_LOCKED & LS_FUTEX_PARKED & 1) && !(LS_FUTEX_UNLOCKED & 1),
+               "bit 0 is set exactly in the held states");
 
 struct ls_futexlock {
 	_Atomic uint32_t word;

@@ -3,7 +3,9 @@
  * statistics' holder word in the lock state: a claim succeeds at once only
  * where the state names its caller, the reclaim takes a free lock whatever
  * it names and reports the name it replaced, neither takes a held lock,
- * the naming unlock frees the lock and names its caller, and the backend's
+ * the take (the counting table's lock once the process has threads) gets
+ * a free lock and leaves its name, and fails on both held states, the
+ * naming unlock frees the lock and names its caller, and the backend's
  * own verbs (slow path, unlock) leave the name alone.  Behaviour only.
  * x86-64 only, as the claims are.
  */
@@ -93,6 +95,34 @@ static void test_claims_atomic(void **st)
 	claims_name_their_caller(false);
 }
 
+/* The take: gets a free lock whatever it names, leaving the name (the
+ * last releaser's) for the caller to compare, and fails on both held
+ * states, changing nothing; the naming unlock names the taker. */
+static void test_take(void **st)
+{
+	reset();
+	assert_true(ls_futex_inline_take(state)); /* a fresh lock names nobody */
+	assert_int_equal(lock_word(), LS_FUTEX_LOCKED);
+	assert_int_equal(named(), 0);
+	assert_false(ls_futex_inline_take(state)); /* held */
+	assert_int_equal(lock_word(), LS_FUTEX_LOCKED);
+	ls_futex_inline_unclaim(state, name_of(7));
+	assert_int_equal(lock_word(), LS_FUTEX_UNLOCKED);
+	assert_int_equal(named(), 7);
+	assert_true(ls_futex_inline_take(state)); /* another thread: the name stays */
+	assert_int_equal(lock_word(), LS_FUTEX_LOCKED);
+	assert_int_equal(named(), 7);
+	/* Held with a waiter parked: the backend's mark, which the take must
+	 * neither take nor lower (the release must still wake). */
+	atomic_store(&((struct ls_futexlock *)(void *)state)->word, (uint32_t)LS_FUTEX_PARKED);
+	assert_false(ls_futex_inline_take(state));
+	assert_int_equal(lock_word(), LS_FUTEX_PARKED);
+	assert_int_equal(named(), 7);
+	ls_futex_inline_unclaim(state, name_of(9));
+	assert_int_equal(lock_word(), LS_FUTEX_UNLOCKED);
+	assert_int_equal(named(), 9);
+}
+
 /* Run first, while the process has one thread: the plain verbs. */
 static void test_claims_single_threaded(void **st)
 {
@@ -140,6 +170,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_claims_single_threaded),
 		cmocka_unit_test(test_claims_atomic),
+		cmocka_unit_test(test_take),
 		cmocka_unit_test(test_unclaim_wakes_and_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
