@@ -93,13 +93,12 @@ static inline __attribute__((always_inline)) int claim_lock(bool (*claim)(void *
 		return ls_mutex_counted_declined(s, site);
 	if (UNLIKELY(!claim(s, ls_stats_q.mine, &seen, &to)))
 		return other(s, site, seen, to);
-	/* The slot word alone, masked into the rows as ls_stats_quick_row
-	 * does (one instruction where count_lock's range test, which also
-	 * tests the holder there, takes two): 0 or a stray word lands on a
-	 * row's start whose key is not this mutex's. */
-	uint32_t off = ls_stats_quick_slot_word(&ls_mutex_of(s)->stats) & LS_STATS_ROW_LAST;
-	struct ls_stats_count *r = ls_stats_quick_row_at(off);
-	if (UNLIKELY(r->key != (uintptr_t)s))
+	/* The slot word alone, masked into the rows (one instruction where
+	 * count_lock's range test, which also tests the holder there, takes
+	 * two): 0 or a stray word lands on a row's start whose key is not
+	 * this mutex's. */
+	struct ls_stats_count *r = ls_stats_quick_row(&ls_mutex_of(s)->stats, 0, (uintptr_t)s);
+	if (UNLIKELY(r == NULL))
 		return ls_mutex_counted_first(s, site);
 	ls_stats_quick_count(r, site);
 	return (int)(uint32_t)seen;
@@ -121,9 +120,8 @@ static inline __attribute__((always_inline)) int take_lock(bool (*take)(void *),
 		return ls_mutex_counted_declined(s, site);
 	if (UNLIKELY(!take(s)))
 		return ls_mutex_counted_blocked(s, site);
-	uint32_t off = ls_stats_quick_slot_word(&ls_mutex_of(s)->stats) & LS_STATS_ROW_LAST;
-	struct ls_stats_count *r = ls_stats_quick_row_at(off);
-	if (UNLIKELY(r->key != (uintptr_t)s))
+	struct ls_stats_count *r = ls_stats_quick_row(&ls_mutex_of(s)->stats, 0, (uintptr_t)s);
+	if (UNLIKELY(r == NULL))
 		return ls_mutex_counted_first(s, site);
 	ls_stats_quick_count(r, site);
 	/* serial - name, in the register the verb returns (a compare and a
