@@ -5,13 +5,16 @@
 #
 #   bash scripts/results.sh [PART...]     parts: uncontended mutex long condvar
 #                                         leveldb-read leveldb-fill ab capacitor fair
-#                                         rwlock frontier slice manycore (the last four
-#                                         not in the default set)
+#                                         rwlock frontier slice manycore capacitor-hogs
+#                                         (the last five not in the default set)
 #   RESULTS_RUNS=3 RESULTS_SECONDS=0.3    rounds per point, seconds per run
 #   RESULTS_BACKENDS="glibc futex ..."    default: every backend listed
 #   RESULTS_THREADS=1,2,4,...             thread counts of the mutex sweeps (slice:
 #                                         2,8,32; manycore: 4,16,64)
 #   RESULTS_LDB_THREADS=1,2,...           thread counts of leveldb-read
+#   RESULTS_HOGS="0 1 2"                  capacitor-hogs: busy-loop processes beside
+#                                         the runs (its threads: RESULTS_THREADS,
+#                                         default one per CPU)
 #   RESULTS_OUT=DIR                       default out/results
 #   RESULTS_PYTHON=python3                the interpreter with numpy (default /usr/bin/python3)
 #   RESULTS_NO_BUILD=1                    use the tree as built (a machine
@@ -45,6 +48,25 @@ sweep() { # name threads key -- cmd
 	echo "== $name" >&2
 	"${LS[@]}" sweep "${bflags[@]}" --threads "$threads" --runs "$RUNS" --json-key "$key" \
 		--extra-key min_share --extra-key max_share --timeout 120 --out "$OUT/$name" -q -- "$@" | tee "$OUT/$name.txt"
+}
+# Busy-loop processes, killed when the script ends however it ends.
+hogs=()
+stop_hogs() {
+	[ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null || true
+	wait "${hogs[@]}" 2>/dev/null || true
+	hogs=()
+}
+trap stop_hogs EXIT
+with_hogs() { # n cmd...: cmd with n busy loops competing for the CPUs
+	local n=$1 i rc=0
+	shift
+	for ((i = 0; i < n; i++)); do
+		sh -c 'while :; do :; done' &
+		hogs+=($!)
+	done
+	"$@" || rc=$?
+	stop_hogs
+	return $rc
 }
 slice_sweeps() { # short/moderate-threads mixed-threads leveldb-threads
 	local keys=(--extra-key jain --extra-key hold_min_share --extra-key cpu_min_share
@@ -164,6 +186,18 @@ for part in "${parts[@]}"; do
 		"${LS[@]}" sweep -r glibc -r futex -r bravo -r slice --threads "$th" --runs "$RUNS" \
 			--json-key throughput --fairness-key min_share --timeout 120 -q --out "$OUT/manycore-rwlock-50" -- \
 			$MB --mode rwlock --read-pct 50 --threads {threads} --seconds 0.5 --json | tee "$OUT/manycore-rwlock-50.txt" ;;
-	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab capacitor fair rwlock frontier slice manycore)" >&2; exit 2 ;;
+	capacitor-hogs)
+		# The capacitor at one thread per CPU while other processes want
+		# CPUs too (docs/results.md section 11, "Other processes"): each
+		# platoon hand-over then waits for a member that shares its CPU.
+		th=${RESULTS_THREADS:-$(nproc)}
+		for n in ${RESULTS_HOGS:-0 1 2}; do
+			echo "== capacitor-hogs-$n ($th threads, $n busy loops)" >&2
+			with_hogs "$n" "${LS[@]}" ab -b tts -b capacitor:tts -b futex -b capacitor:futex \
+				--runs 9 --json-key throughput --extra-key min_share --extra-key voluntary_switches \
+				--timeout 120 -q --out "$OUT/capacitor-hogs-$n" -- \
+				$MB --threads "$th" --seconds 0.5 --json | tee "$OUT/capacitor-hogs-$n.txt"
+		done ;;
+	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab capacitor fair rwlock frontier slice manycore capacitor-hogs)" >&2; exit 2 ;;
 	esac
 done
