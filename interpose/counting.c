@@ -107,13 +107,28 @@ static inline __attribute__((always_inline)) int claim_lock(bool (*claim)(void *
 /* The lock verb over a backend with claims while the process has more
  * than one thread: the take (backends/inline_verbs.h) gets a free lock
  * whatever it names, and the name, the last releaser's, is compared after
- * it; the difference is the verb's result, 0 in the common case (this
- * thread released the mutex last).  Another name is an owner change
- * (`changed`, out of line), counted from the name, which this thread's
- * release replaces: nothing is stored inside the critical section. */
+ * it: another name is an owner change, counted from the name, which this
+ * thread's release replaces, so nothing is stored inside the critical
+ * section but the thread's own row.
+ *
+ * The owner change is counted without a branch (ls_stats_quick_changed_flag):
+ * a quarter of LevelDB's acquisitions change owner, in no order a branch
+ * predictor can learn, and the branch that counted them out of line cost
+ * LevelDB readrandom at 8 threads 1.3-2.5% of its time (summary at
+ * 0.954-0.959 of off with it, 0.966-0.980 without; docs/stats.md "The
+ * owner change without a branch"), for two instructions fewer than this
+ * takes.  Exact without the test for a
+ * name of 0 (nobody has released the mutex yet), which the branch's out
+ * of line count made: a keyed row (this thread has acquired the mutex
+ * through the hooks, which key it) means a name, since every acquisition
+ * that keys a row leaves the mutex named (the hooks name the holder,
+ * stats/record.c acquired_as, or the release that let a waiter in did)
+ * and every release of a plain mutex names the releaser (claim_unlock,
+ * mutex.c name_releaser); a mutex initialised again has slot word 0,
+ * whose row is never keyed.  tests/stats test_counting's hand_lock (one
+ * thread, then two) counts exactly one owner change. */
 static inline __attribute__((always_inline)) int take_lock(bool (*take)(void *),
                                                            _Atomic uint32_t *(*name)(void *),
-                                                           int (*changed)(void *, uint32_t),
                                                            void *s, uintptr_t site)
 {
 	if (UNLIKELY(!ls_stats_quick_take()))
@@ -124,26 +139,7 @@ static inline __attribute__((always_inline)) int take_lock(bool (*take)(void *),
 	if (UNLIKELY(r == NULL))
 		return ls_mutex_counted_first(s, site);
 	ls_stats_quick_count(r, site);
-	/* serial - name, in the register the verb returns (a compare and a
-	 * zero would be one instruction more); relaxed, as the name is read
-	 * holding the lock that its writers released. */
-	uint32_t d = ls_stats_q.serial;
-	bool other;
-	__asm__("subl %2, %0" : "+r"(d), "=@ccnz"(other) : "m"(*name(s)));
-	if (UNLIKELY(other))
-		return changed(s, d);
-	return (int)d;
-}
-
-/* An owner change found by take_lock, given serial - name: counted in
- * the row take_lock counted the acquisition in (found again: only the
- * common case keeps it in a register), unless the name is 0 (a mutex that
- * nobody has released yet). */
-static __attribute__((noinline)) int take_changed(void *s, uint32_t d)
-{
-	struct ls_stats_count *r = ls_stats_quick_row_at(
-	        ls_stats_quick_slot_word(&ls_mutex_of(s)->stats) & LS_STATS_ROW_LAST);
-	ls_stats_quick_changed(r, ls_stats_q.serial - d);
+	ls_stats_quick_changed_flag(r, name(s));
 	return 0;
 }
 
@@ -261,7 +257,7 @@ LS_INLINE_BACKENDS(INLINE_TABLES)
 	static void id##_claim_atomic_unlock(void *s) { claim_unlock(unclaim, s); }          \
 	static int id##_claim_atomic_lock(void *s)                                           \
 	{                                                                                     \
-		return take_lock(take, name_word, take_changed, s, SITE());                   \
+		return take_lock(take, name_word, s, SITE());                                 \
 	}                                                                                     \
 	static int id##_claim_single_lock(void *s)                                           \
 	{                                                                                     \

@@ -247,6 +247,33 @@ static inline void ls_stats_quick_changed(struct ls_stats_count *r, uint32_t pre
 		ls_stats_bump(&r->c[LS_C_HANDOFF]);
 }
 
+/* An acquisition counted in row r, of a mutex whose last releaser is
+ * named in *name: an owner change unless the name is this thread's.  One
+ * subtraction, a negation whose carry is "they differ", and an add of
+ * that carry, where a compare and a branch would mispredict on every
+ * change that follows a run of none (interpose/counting.c take_lock).
+ * The name must not be 0: only the caller knows that it cannot be.
+ * Relaxed: the name is read holding the lock that its writers released,
+ * and only this thread writes its row. */
+static inline void ls_stats_quick_changed_flag(struct ls_stats_count *r, _Atomic uint32_t *name)
+{
+#if defined(__x86_64__)
+	uint32_t d = ls_stats_q.serial;
+	__asm__("subl %2, %0\n\t"
+	        "negl %0\n\t"
+	        "adcq $0, %1"
+	        : "+r"(d), "+m"(r->c[LS_C_HANDOFF])
+	        : "m"(*name)
+	        : "cc");
+#else
+	uint64_t changed = atomic_load_explicit(name, memory_order_relaxed) != ls_stats_q.serial;
+	atomic_store_explicit(&r->c[LS_C_HANDOFF],
+	                      atomic_load_explicit(&r->c[LS_C_HANDOFF], memory_order_relaxed) +
+	                              changed,
+	                      memory_order_relaxed);
+#endif
+}
+
 /* The holder changed: record this thread in the holder word (the word
  * after the slot word `w`) and, if there was a previous holder (another
  * thread), an owner change in row r.  Returns 0 (the lock verb's result,
