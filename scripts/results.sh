@@ -49,7 +49,10 @@ sweep() { # name threads key -- cmd
 	"${LS[@]}" sweep "${bflags[@]}" --threads "$threads" --runs "$RUNS" --json-key "$key" \
 		--extra-key min_share --extra-key max_share --timeout 120 --out "$OUT/$name" -q -- "$@" | tee "$OUT/$name.txt"
 }
-# Busy-loop processes, killed when the script ends however it ends.
+# Busy-loop processes, killed when the script ends however it ends (an
+# interrupt runs the EXIT trap through exit; background jobs of a script
+# ignore SIGINT, so they would outlive it).  with_hogs must run in this
+# shell, not in a pipeline's subshell, for the trap to see them.
 hogs=()
 stop_hogs() {
 	[ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null || true
@@ -57,6 +60,8 @@ stop_hogs() {
 	hogs=()
 }
 trap stop_hogs EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 with_hogs() { # n cmd...: cmd with n busy loops competing for the CPUs
 	local n=$1 i rc=0
 	shift
@@ -196,7 +201,8 @@ for part in "${parts[@]}"; do
 			with_hogs "$n" "${LS[@]}" ab -b tts -b capacitor:tts -b futex -b capacitor:futex \
 				--runs 9 --json-key throughput --extra-key min_share --extra-key voluntary_switches \
 				--timeout 120 -q --out "$OUT/capacitor-hogs-$n" -- \
-				$MB --threads "$th" --seconds 0.5 --json | tee "$OUT/capacitor-hogs-$n.txt"
+				$MB --threads "$th" --seconds 0.5 --json >"$OUT/capacitor-hogs-$n.txt"
+			cat "$OUT/capacitor-hogs-$n.txt"
 		done ;;
 	*) echo "results.sh: unknown part '$part' (uncontended mutex long condvar leveldb-read leveldb-fill ab capacitor fair rwlock frontier slice manycore capacitor-hogs)" >&2; exit 2 ;;
 	esac

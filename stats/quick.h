@@ -250,8 +250,8 @@ static inline void ls_stats_quick_changed(struct ls_stats_count *r, uint32_t pre
 /* An acquisition counted in row r, of a mutex whose last releaser is
  * named in *name: an owner change unless the name is this thread's.  One
  * subtraction, a negation whose carry is "they differ", and an add of
- * that carry, where a compare and a branch would mispredict on every
- * change that follows a run of none (interpose/counting.c take_lock).
+ * that carry: a compare and a branch mispredict whenever owners change in
+ * an order the predictor cannot learn (interpose/counting.c take_lock).
  * The name must not be 0: only the caller knows that it cannot be.
  * Relaxed: the name is read holding the lock that its writers released,
  * and only this thread writes its row. */
