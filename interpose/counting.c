@@ -111,22 +111,23 @@ static inline __attribute__((always_inline)) int claim_lock(bool (*claim)(void *
  * thread's release replaces, so nothing is stored inside the critical
  * section but the thread's own row.
  *
- * The owner change is counted without a branch (ls_stats_quick_changed_flag):
- * a quarter of LevelDB's acquisitions change owner, in no order a branch
- * predictor can learn, and the branch that counted them out of line cost
- * LevelDB readrandom at 8 threads 1.3-2.5% of its time (summary at
- * 0.954-0.959 of off with it, 0.966-0.980 without; docs/stats.md "The
- * owner change without a branch"), for two instructions fewer than this
- * takes.  Exact without the test for a
- * name of 0 (nobody has released the mutex yet), which the branch's out
- * of line count made: a keyed row (this thread has acquired the mutex
- * through the hooks, which key it) means a name, since every acquisition
- * that keys a row leaves the mutex named (the hooks name the holder,
- * stats/record.c acquired_as, or the release that let a waiter in did)
- * and every release of a plain mutex names the releaser (claim_unlock,
- * mutex.c name_releaser); a mutex initialised again has slot word 0,
- * whose row is never keyed.  tests/stats test_counting's hand_lock (one
- * thread, then two) counts exactly one owner change. */
+ * The owner change is counted without a branch
+ * (ls_stats_quick_changed_flag): a quarter of LevelDB's acquisitions
+ * change owner, in no order a branch predictor can learn, and the
+ * branch that counted them out of line cost LevelDB readrandom at 8
+ * threads 1.3-2.5% of its time (summary at 0.954-0.959 of off with it,
+ * 0.966-0.980 without; docs/stats.md "The owner change without a
+ * branch"), for two instructions fewer than this takes.  Exact without
+ * the test for a name of 0 (nobody has released the mutex yet), which
+ * the branch's out of line count made: a keyed row (this thread has
+ * acquired the mutex through the hooks, which key it) means a name,
+ * since every acquisition that keys a row leaves the mutex named (the
+ * hooks name the holder, stats/record.c acquired_as, or the release
+ * that let a waiter in did) and every release of a plain mutex names
+ * the releaser (claim_unlock, mutex.c name_releaser); a mutex
+ * initialised again has slot word 0, whose row is never keyed.
+ * tests/stats test_counting's hand_lock (one thread, then two) counts
+ * exactly one owner change. */
 static inline __attribute__((always_inline)) int take_lock(bool (*take)(void *),
                                                            _Atomic uint32_t *(*name)(void *),
                                                            void *s, uintptr_t site)

@@ -231,13 +231,6 @@ static inline bool ls_stats_quick_holder_is_me(_Atomic uint32_t *holder)
 	                        1);
 }
 
-/* A mutex's slot word alone (relaxed, as ls_stats_quick_row reads it),
- * where the holder word is not after it (a claim, interpose/counting.c). */
-static inline uint32_t ls_stats_quick_slot_word(_Atomic uint32_t *w)
-{
-	return atomic_load_explicit(w, memory_order_relaxed);
-}
-
 /* An acquisition counted in row r replaced `prev` as the holder: an owner
  * change, unless prev is none (0) or this thread (only a corrupted slot
  * word, out of range, brings the inline step here then). */
@@ -247,17 +240,17 @@ static inline void ls_stats_quick_changed(struct ls_stats_count *r, uint32_t pre
 		ls_stats_bump(&r->c[LS_C_HANDOFF]);
 }
 
+#if defined(__x86_64__)
 /* An acquisition counted in row r, of a mutex whose last releaser is
  * named in *name: an owner change unless the name is this thread's.  One
  * subtraction, a negation whose carry is "they differ", and an add of
  * that carry: a compare and a branch mispredict whenever owners change in
- * an order the predictor cannot learn (interpose/counting.c take_lock).
- * The name must not be 0: only the caller knows that it cannot be.
- * Relaxed: the name is read holding the lock that its writers released,
- * and only this thread writes its row. */
+ * an order the predictor cannot learn (interpose/counting.c take_lock,
+ * x86-64 only, as the claims are).  The name must not be 0: only the
+ * caller knows that it cannot be.  Relaxed: the name is read holding the
+ * lock that its writers released, and only this thread writes its row. */
 static inline void ls_stats_quick_changed_flag(struct ls_stats_count *r, _Atomic uint32_t *name)
 {
-#if defined(__x86_64__)
 	uint32_t d = ls_stats_q.serial;
 	__asm__("subl %2, %0\n\t"
 	        "negl %0\n\t"
@@ -265,14 +258,8 @@ static inline void ls_stats_quick_changed_flag(struct ls_stats_count *r, _Atomic
 	        : "+r"(d), "+m"(r->c[LS_C_HANDOFF])
 	        : "m"(*name)
 	        : "cc");
-#else
-	uint64_t changed = atomic_load_explicit(name, memory_order_relaxed) != ls_stats_q.serial;
-	atomic_store_explicit(&r->c[LS_C_HANDOFF],
-	                      atomic_load_explicit(&r->c[LS_C_HANDOFF], memory_order_relaxed) +
-	                              changed,
-	                      memory_order_relaxed);
-#endif
 }
+#endif
 
 /* The holder changed: record this thread in the holder word (the word
  * after the slot word `w`) and, if there was a previous holder (another
