@@ -548,8 +548,7 @@ void ls_mutex_counted_unlock(void *m, uintptr_t site)
 	 * release (stats/hooks.h ls_stats_hold_quick_unlock). */
 	if (LIKELY(ls_stats_hold_quick_unlock(&ls_mutex_of(m)->unlock_want, m, &hslot, &t0))) {
 		unlock_body(m, b, kind);
-		if (t0)
-			ls_stats_hold_quick_done(hslot, t0);
+		ls_stats_hold_quick_done(hslot, t0);
 		return;
 	}
 	observed_wanted_unlock(m, b, kind, site);

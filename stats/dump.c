@@ -171,6 +171,11 @@ void ls_stats_dump(const char *reason)
 	if (!ls_stats_dump_enter(strcmp(reason, "exit") == 0))
 		return;
 	uint32_t seq = atomic_fetch_add(&dump_seq, 1) + 1;
+	/* The dumping thread's own sampled wait, if one is pending (the
+	 * program exits holding the lock it ended in): other threads' are
+	 * theirs to record, at their release. */
+	if (ls_stats_me)
+		ls_stats_wait_flush(ls_stats_me);
 	struct ls_snap s;
 	if (ls_snap_take(&s)) {
 		ls_symbols_begin();

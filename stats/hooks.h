@@ -117,15 +117,17 @@ struct ls_stats_obj {
 	                           end, from the release that ended it */
 };
 
-/* The bits of an object's unlock word (ls_stats_obj.unlock_want).  HOLD:
- * its holder opened a hold sample on it (set by that thread, holding the
- * object).  STACK: a waiter asked for its holder's stack (set with a
+/* The bits of an object's unlock word (ls_stats_obj.unlock_want).  OWN:
+ * its holder has work for its own release (set by that thread, holding
+ * the object): a hold sample to close, or a sampled wait that ended in
+ * this acquisition to record (stats/record.c wait_defer).  STACK: a
+ * waiter asked for its holder's stack (set with a
  * release after the record's request, so the unlock that clears the word
  * with an acquire and then finds no request on the record has missed
  * none: a request made later sets the bit again).  The counting table's
  * unlock tests the word alone; the other unlock paths still test
  * ls_stats_unlock_wanted(), which covers both. */
-#define LS_UNLOCK_WANT_HOLD 1u
+#define LS_UNLOCK_WANT_OWN 1u
 #define LS_UNLOCK_WANT_STACK 2u
 
 /* One call in progress. */
@@ -197,14 +199,15 @@ int ls_stats_hold_quick_end(_Atomic uint32_t *slot, _Atomic uint32_t *holder, co
                             uintptr_t site, _Atomic uint32_t *unlock_want, uint64_t t0);
 /* The unlock of a mutex whose unlock word is set, in two calls around the
  * shim's release, for the common case: the word asks only for this
- * thread's hold sample (LS_UNLOCK_WANT_HOLD, set by ls_stats_hold_quick_end
+ * thread's own work (LS_UNLOCK_WANT_OWN, set by ls_stats_hold_quick_end
  * or the whole protocol) and no waiter anywhere has asked for a holder's
  * stack.  ls_stats_hold_quick_unlock clears the word, as
  * ls_stats_unlock_begin does, and returns true with the open sample's start
  * in *t0 (0: none open here) and its record in *hslot; false: the shim runs
  * the whole unlock protocol (ls_stats_unlock_begin / _end), for which the
  * word's clearing changes nothing.  After the release,
- * ls_stats_hold_quick_done adds the hold's time (t0 != 0). */
+ * ls_stats_hold_quick_done adds the hold's time (t0 != 0) and records the
+ * thread's pending sampled wait, if any. */
 bool ls_stats_hold_quick_unlock(_Atomic uint32_t *unlock_want, const void *addr, uint32_t *hslot,
                                 uint64_t *t0);
 void ls_stats_hold_quick_done(uint32_t hslot, uint64_t t0);
@@ -213,26 +216,29 @@ void ls_stats_hold_quick_done(uint32_t hslot, uint64_t t0);
 int ls_stats_rw_locked_quick(_Atomic uint32_t *slot, const void *addr, uintptr_t site, bool write);
 
 /* Mutex unlock: wanted?  If so begin -> unlock -> end(result), else just
- * unlock: there is work only when a hold sample is open in this thread or
- * a waiter somewhere asked for a holder's stack. */
+ * unlock: there is work only when this thread has work for its release (a
+ * hold sample open, a sampled wait to record) or a waiter somewhere asked
+ * for a holder's stack. */
 
 /* The "wanted?" test is inline, so the common unlock (no hold sample
  * open, no stack asked for) makes no call into stats/.  (The counting
  * table's mutex unlock tests the mutex's unlock word instead, which
  * LS_UNLOCK_WANT_* below mark; this test covers it and is what the
  * rwlock and the shim's slow paths use.)  Its two inputs
- * are written only by stats/: the number of hold samples open in this
- * thread, and the number of holders' stacks that waiters asked for (in
- * any thread).  A true answer is only a hint: ls_stats_unlock_begin
- * checks again (the thread may be inside the profiler, or have no block). */
-extern __thread uint32_t ls_stats_holds_open __attribute__((tls_model("initial-exec")));
+ * are written only by stats/: the work this thread has for its release
+ * (hold samples open, plus one for a sampled wait not yet recorded:
+ * stats/record.c wait_defer), and the number of holders' stacks that
+ * waiters asked for (in any thread).  A true answer is only a hint:
+ * ls_stats_unlock_begin checks again (the thread may be inside the
+ * profiler, or have no block). */
+extern __thread uint32_t ls_stats_release_work __attribute__((tls_model("initial-exec")));
 /* Hidden (as every non-exported symbol is): declared so, the compiler
  * loads it RIP-relative in one instruction instead of through the GOT. */
 extern _Atomic uint32_t ls_stats_stacks_asked __attribute__((visibility("hidden")));
 static inline bool ls_stats_unlock_wanted(void)
 {
 	return __builtin_expect(
-	        (ls_stats_holds_open |
+	        (ls_stats_release_work |
 	         atomic_load_explicit(&ls_stats_stacks_asked, memory_order_relaxed)) != 0,
 	        0);
 }

@@ -115,6 +115,16 @@ struct ls_stats_held {
 	uint64_t t0;
 };
 
+/* A sampled contended wait that ended in an acquisition, kept by its
+ * thread until the thread releases a lock (record.c wait_defer): the
+ * event's key and its time.  Only its own thread reads or writes it. */
+struct ls_stats_pending_wait {
+	uint32_t slot, wstack, hstack;
+	bool set;
+	uintptr_t wsite, hsite;
+	uint64_t ns;
+};
+
 struct ls_stats_thread {
 	struct ls_stats_count *count; /* LS_STATS_MAX_SLOTS entries, NORESERVE */
 	uint32_t serial;              /* 1.., never reused in a process */
@@ -123,6 +133,7 @@ struct ls_stats_thread {
 	_Atomic uint32_t hi;          /* 1 + highest slot counted */
 	uint32_t wait_left, cond_left, stack_left; /* sampling countdowns (holds: ls_stats_q) */
 	uint32_t nheld;
+	struct ls_stats_pending_wait pending;
 	uint64_t rng;
 	uint64_t stack_at; /* ls_stats_now() at this thread's last waiter stack */
 	struct ls_stats_held held[LS_STATS_HELD];
@@ -208,6 +219,14 @@ const char *ls_stats_backend_name(void);
 const char *ls_stats_rwlock_backend_name(void);
 /* "glibc" or the backend that serves the object of a slot. */
 const char *ls_stats_served_by(uint32_t slot);
+
+/* record.c */
+/* Record the calling thread's pending sampled wait, if it has one
+ * (ls_stats_pending_wait): its thread's release of a lock does, and so
+ * do its next contended wait, its exit and a dump that it makes. */
+void ls_stats_wait_flush(struct ls_stats_thread *t);
+/* Forget it (a fork child's thread, a block handed to a new thread). */
+void ls_stats_wait_forget(struct ls_stats_thread *t);
 
 /* thread.c */
 struct ls_stats_thread *ls_stats_thread_attach(void);

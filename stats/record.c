@@ -43,7 +43,7 @@ _Atomic unsigned ls_stats_sample = 16;
  * at its lock's record.  Written only by sampled waiters and the holders
  * that answer them. */
 _Atomic uint32_t ls_stats_stacks_asked;
-__thread uint32_t ls_stats_holds_open;
+__thread uint32_t ls_stats_release_work;
 
 static inline struct ls_stats_thread *me(void)
 {
@@ -111,6 +111,66 @@ static inline struct ls_stats_count *counts(struct ls_stats_thread *t, uint32_t 
 	return &t->count[slot];
 }
 
+/* What this thread's next observed release has to do (hooks.h
+ * ls_stats_release_work): close its open hold samples, record its
+ * pending wait. */
+static inline void release_work_sync(const struct ls_stats_thread *t)
+{
+	ls_stats_release_work = t->nheld + t->pending.set;
+}
+
+static void wait_record(uint32_t slot, uint32_t wstack, uint32_t hstack, uintptr_t wsite,
+                        uintptr_t hsite, uint64_t ns)
+{
+	ls_stats_timing_add(&ls_stats_rec(slot)->wait, ns);
+	ls_stats_event_add(slot, wstack, hstack, wsite, hsite, ns);
+}
+
+void ls_stats_wait_flush(struct ls_stats_thread *t)
+{
+	if (LIKELY(!t->pending.set))
+		return;
+	struct ls_stats_pending_wait p = t->pending;
+	t->pending.set = false;
+	release_work_sync(t);
+	wait_record(p.slot, p.wstack, p.hstack, p.wsite, p.hsite, p.ns);
+}
+
+void ls_stats_wait_forget(struct ls_stats_thread *t)
+{
+	t->pending.set = false;
+	release_work_sync(t);
+}
+
+/* A sampled wait that ended holding the lock: its record's timing and the
+ * event table are lines that every sampled waiter of the lock writes
+ * (atomic adds), and written here they lengthen the critical section
+ * that the other waiters queue behind (recorded after the release
+ * instead: LevelDB readrandom at 8 threads 1.005-1.007x, MutexBench
+ * 1.023x, each CI touching 1.0; docs/stats.md, "Sampled waits recorded
+ * after the release").  Kept in the thread's block until its release: the unlock word sends the counting table's unlock of this
+ * mutex to the hooks, and ls_stats_release_work the other unlock paths;
+ * both record it after the release.  One per thread: one still pending
+ * (the lock went away through a condvar wait, whose release is not
+ * observed) is recorded first. */
+static void wait_defer(struct ls_stats_thread *t, const struct ls_stats_call *k, uint32_t hstack,
+                       uint64_t ns)
+{
+	ls_stats_wait_flush(t);
+	t->pending = (struct ls_stats_pending_wait){
+		.slot = k->slot,
+		.wstack = k->wstack,
+		.hstack = hstack,
+		.set = true,
+		.wsite = k->site,
+		.hsite = k->hsite,
+		.ns = ns,
+	};
+	release_work_sync(t);
+	if (k->unlock_want)
+		atomic_fetch_or_explicit(k->unlock_want, LS_UNLOCK_WANT_OWN, memory_order_relaxed);
+}
+
 static inline bool hold_sampled(struct ls_stats_thread *t)
 {
 	if (LIKELY(--ls_stats_q.hold_left != 0))
@@ -127,7 +187,7 @@ static __attribute__((noinline)) void hold_open(struct ls_stats_thread *t, void 
 		t->nheld--;
 	}
 	t->held[t->nheld++] = (struct ls_stats_held){ obj, slot, t0 };
-	ls_stats_holds_open = t->nheld;
+	release_work_sync(t);
 }
 
 /* The open sample of obj, removed; 0 if none. */
@@ -140,7 +200,8 @@ static uint64_t hold_take(struct ls_stats_thread *t, void *obj, uint32_t *slot)
 		*slot = t->held[i].slot;
 		for (uint32_t j = i + 1; j < t->nheld; j++)
 			t->held[j - 1] = t->held[j];
-		ls_stats_holds_open = --t->nheld;
+		--t->nheld;
+		release_work_sync(t);
 		return t0;
 	}
 	return 0;
@@ -273,7 +334,7 @@ static inline bool got_it(int e)
 static inline void hold_wanted(const struct ls_stats_call *k)
 {
 	if (k->unlock_want)
-		atomic_fetch_or_explicit(k->unlock_want, LS_UNLOCK_WANT_HOLD, memory_order_relaxed);
+		atomic_fetch_or_explicit(k->unlock_want, LS_UNLOCK_WANT_OWN, memory_order_relaxed);
 }
 
 /* The acquisition of a call, read or not. */
@@ -418,6 +479,10 @@ void ls_stats_lock_blocks(struct ls_stats_call *k, bool held)
 	if (!t)
 		return;
 	k->flags |= LS_CALL_BLOCKED;
+	/* A sampled wait still pending (its lock left through a condvar
+	 * wait, or is still held while this thread waits for another):
+	 * recorded before this wait, outside this lock. */
+	ls_stats_wait_flush(t);
 	/* Before the wait, outside any critical section: see acquired_as. */
 	if (k->flags & LS_CALL_MUTEX) {
 		uint32_t h = atomic_load_explicit(holder_word(k->holder, k->slot), memory_order_relaxed);
@@ -480,8 +545,10 @@ static void contended_end(struct ls_stats_call *k, int e)
 		 * outlasted the wait, as the holder stacks are (ls_stats_obj). */
 		if (k->flags & LS_CALL_RELNAMED)
 			k->hsite = holder_site(k, holders_slot(k));
-		ls_stats_timing_add(&r->wait, t1 - k->t0);
-		ls_stats_event_add(k->slot, k->wstack, hstack, k->site, k->hsite, t1 - k->t0);
+		if (got_it(e))
+			wait_defer(t, k, hstack, t1 - k->t0);
+		else
+			wait_record(k->slot, k->wstack, hstack, k->site, k->hsite, t1 - k->t0);
 	}
 	if (got_it(e)) {
 		call_acquired(k, hold ? t1 : 0);
@@ -573,7 +640,7 @@ int ls_stats_hold_quick_end(_Atomic uint32_t *slot, _Atomic uint32_t *holder, co
 	acquired(t, s, holder, (void *)addr, site, t0);
 	key_row(t, s, addr);
 	if (unlock_want)
-		atomic_fetch_or_explicit(unlock_want, LS_UNLOCK_WANT_HOLD, memory_order_relaxed);
+		atomic_fetch_or_explicit(unlock_want, LS_UNLOCK_WANT_OWN, memory_order_relaxed);
 	return ls_stats_q.hold_left == 1;
 }
 
@@ -642,7 +709,8 @@ static bool unlock_wanted(void)
 {
 	struct ls_stats_thread *t = ls_stats_me;
 	return UNLIKELY(t && !ls_stats_q.busy &&
-	                (t->nheld || atomic_load_explicit(&ls_stats_stacks_asked, memory_order_relaxed)));
+	                (ls_stats_release_work ||
+	                 atomic_load_explicit(&ls_stats_stacks_asked, memory_order_relaxed)));
 }
 
 void ls_stats_unlock_begin(struct ls_stats_call *k, const struct ls_stats_obj *m, uintptr_t site)
@@ -674,7 +742,7 @@ bool ls_stats_hold_quick_unlock(_Atomic uint32_t *unlock_want, const void *addr,
 		return false;
 	/* Acquire, as in ls_stats_unlock_begin: a waiter's stack bit set
 	 * before it is seen here, and sends this unlock the whole way. */
-	if (atomic_exchange_explicit(unlock_want, 0, memory_order_acquire) != LS_UNLOCK_WANT_HOLD)
+	if (atomic_exchange_explicit(unlock_want, 0, memory_order_acquire) != LS_UNLOCK_WANT_OWN)
 		return false;
 	*hslot = 0;
 	*t0 = t->nheld ? hold_take(t, (void *)addr, hslot) : 0;
@@ -683,8 +751,11 @@ bool ls_stats_hold_quick_unlock(_Atomic uint32_t *unlock_want, const void *addr,
 
 void ls_stats_hold_quick_done(uint32_t hslot, uint64_t t0)
 {
-	/* After the release, as ls_stats_unlock_end. */
-	ls_stats_timing_add(&ls_stats_rec(hslot)->hold, ls_stats_now() - t0);
+	/* After the release, as ls_stats_unlock_end.  t is not NULL:
+	 * ls_stats_hold_quick_unlock returned true. */
+	if (t0)
+		ls_stats_timing_add(&ls_stats_rec(hslot)->hold, ls_stats_now() - t0);
+	ls_stats_wait_flush(ls_stats_me);
 }
 
 void ls_stats_unlock_end(struct ls_stats_call *k, int e)
@@ -700,6 +771,7 @@ void ls_stats_unlock_end(struct ls_stats_call *k, int e)
 		if (id)
 			atomic_store_explicit(&k->asked->holder_stack, id, memory_order_release);
 	}
+	ls_stats_wait_flush(k->t);
 }
 
 void ls_stats_forget(const struct ls_stats_obj *o)
@@ -753,9 +825,12 @@ void ls_stats_wait_begin(struct ls_stats_call *k, const struct ls_stats_obj *c,
 	k->mslot = slot_of(m, site, true);
 	if (k->slot && k->mslot)
 		note_mutex(k->slot, k->mslot);
-	/* The wait releases the mutex: its hold sample ends here. */
+	/* The wait releases the mutex: its hold sample ends here, and a
+	 * sampled wait pending since the acquisition is recorded (this
+	 * release is not observed). */
 	uint32_t hslot = 0;
 	uint64_t h0 = t->nheld ? hold_take(t, m->addr, &hslot) : 0;
+	ls_stats_wait_flush(t);
 	bool timed = k->slot && --t->cond_left == 0;
 	k->flags = timed ? LS_CALL_TIMED : 0;
 	if (timed)

@@ -163,7 +163,7 @@ struct ls_stats_thread *ls_stats_thread_attach(void)
 	t->serial = atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed);
 	t->tid = (int32_t)syscall(SYS_gettid);
 	t->nheld = 0;
-	ls_stats_holds_open = 0;
+	ls_stats_wait_forget(t);
 	t->rng = ((uint64_t)t->serial * 0x9E3779B97F4A7C15ull) ^ ls_stats_now();
 	if (!t->rng)
 		t->rng = 1;
@@ -270,6 +270,9 @@ void ls_stats_thread_exit(struct ls_thread *rec)
 	rec->stats = NULL;
 	ls_stats_enter();
 	if (ls_stats_me == t) {
+		/* Its last sampled wait, if it exits holding the lock that
+		 * wait ended in (the pending wait is its own thread's). */
+		ls_stats_wait_flush(t);
 		ls_stats_me = NULL;
 		ls_stats_gone = true;
 		/* The inline step stops counting into rows that the next owner
@@ -307,7 +310,7 @@ void ls_stats_thread_reset(void)
 				madvise(t->count, bytes, MADV_DONTNEED);
 			atomic_store_explicit(&t->hi, 0, memory_order_relaxed);
 			t->nheld = 0;
-			ls_stats_holds_open = 0;
+			ls_stats_wait_forget(t);
 			t->tid = (int32_t)syscall(SYS_gettid);
 		} else if (st == LS_ST_LIVE || st == LS_ST_EXITING) {
 			atomic_store_explicit(&t->state, LS_ST_DEAD, memory_order_relaxed);

@@ -32,7 +32,7 @@
 
 #include "check.h"
 
-#define HOLD 1u  /* LS_UNLOCK_WANT_HOLD (stats/hooks.h) */
+#define HOLD 1u  /* LS_UNLOCK_WANT_OWN (stats/hooks.h): a hold sample, or a sampled wait to record */
 #define STACK 2u /* LS_UNLOCK_WANT_STACK */
 
 static pthread_mutex_t word_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -295,6 +295,42 @@ def test_unlock_word(backend, tmp):
            f"{ev[:2]}")
 
 
+def test_pending_wait(backend, tmp):
+    """A sampled contended wait that ends in an acquisition is recorded
+    after the thread releases the lock (stats/record.c wait_defer), not
+    holding it, and is never lost (tests/preload/stats_pending.c): at a dump
+    taken while its waiter still holds the lock the wait is counted but has
+    no sample yet; the exit dump has it; a waiter that exits holding its
+    lock, and one that waits on a condvar with it, have theirs recorded by
+    the exit and by the condvar wait.  Every contended wait is timed
+    (STATS_SAMPLE=1).  A waiter that the test let in before it reached the
+    lock finds it free (contended 0): then the run is tried again, up to
+    three times."""
+    tag = f"{backend}/summary"
+    for attempt in range(3):
+        path = os.path.join(tmp, f"pending-{attempt}.json")
+        p = run("stats_pending", [path], env(backend, STATS="summary", STATS_SAMPLE=1,
+                                             STATS_FILE=path, STATS_TOP=0, STATS_SIGNAL="USR2"))
+        if not report(p.returncode == 0 and "FAIL" not in p.stdout, f"{tag}: stats_pending runs",
+                      p.stdout[-400:] + p.stderr[-400:]):
+            return
+        during, final = by_name(load(path + ".during")), by_name(load(path))
+        names = ("pend_lock", "exit_lock", "cv_lock")
+        if all(final[n]["contended"] == 1 for n in names):
+            break
+    else:
+        report(True, f"{tag}: pending wait skipped: a waiter never blocked in three runs")
+        return
+    samples = lambda doc: {n: doc[n]["wait"]["samples"] for n in names}
+    expect(tag, samples(during), {"pend_lock": 0, "exit_lock": 1, "cv_lock": 1},
+           "mid-run dump: the wait of a holder not yet released has no sample; one whose "
+           "thread exited holding, and one whose holder waited on a condvar, have theirs")
+    expect(tag, {n: during[n]["contended"] for n in names}, {n: 1 for n in names},
+           "mid-run dump: every contended wait is counted")
+    expect(tag, samples(final), {n: 1 for n in names},
+           "exit dump: every sampled wait recorded once")
+
+
 def test_stack_gap(backend, tmp):
     """Summary mode takes at most one waiter stack per thread every 20 ms
     (stats/impl.h LS_STATS_STACK_GAP_NS) when STATS_SAMPLE > 1, whatever the
@@ -640,7 +676,7 @@ def main():
                 report(False, f"rwlock {rw}", repr(e))
         for b in names:
             for test in (test_counts, test_counting, test_hold_samples, test_unlock_word,
-                         test_stack_gap, test_fork, test_signal, test_unwind, test_others, test_fair):
+                         test_pending_wait, test_stack_gap, test_fork, test_signal, test_unwind, test_others, test_fair):
                 d = tempfile.mkdtemp(dir=tmp)
                 try:
                     test(b, d)
