@@ -54,13 +54,7 @@ static void *waiter(void *arg)
 	w->tid = (pid_t)syscall(SYS_gettid);
 	pthread_mutex_lock(w->lock);
 	if (w->cond_wait) {
-		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 10000000;
-		if (until.tv_nsec >= 1000000000) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000;
-		}
+		struct timespec until = deadline_in(CLOCK_REALTIME, 10);
 		int e;
 		while ((e = pthread_cond_timedwait(&cv, w->lock, &until)) == 0)
 			;
