@@ -42,6 +42,11 @@ def wait_for(path, seconds=60):
         time.sleep(0.05)
 
 
+def default_signals():
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 class Signals(unittest.TestCase):
     """SIGTERM / SIGHUP to lockswap: the program and its children end
     too, and lockswap exits 128 + the signal."""
@@ -54,9 +59,13 @@ class Signals(unittest.TestCase):
         pids = os.path.join(self.tmp.name, "pids")
         errors = os.path.join(self.tmp.name, "stderr")
         with open(errors, "w") as err_file:
+            # lockswap keeps a signal ignored when it started (nohup):
+            # the tests start it with the signals' default action, so that
+            # they pass however they are run (`nohup bash .ci/run`).
             proc = subprocess.Popen([SCRIPT, *args, "--", *SLEEPER, pids, *extra],
                                     env=clean_env(), stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.DEVNULL, stderr=err_file)
+                                    stdout=subprocess.DEVNULL, stderr=err_file,
+                                    preexec_fn=default_signals)
         program = child = None
         try:
             wait_for(pids)
@@ -90,6 +99,35 @@ class Signals(unittest.TestCase):
     def test_sighup_ends_ab_and_its_program(self):
         self.check_ab_like(["ab", "-b", "glibc", "-b", "futex", "-q", "--runs", "2"],
                            signal.SIGHUP)
+
+    def test_sighup_ignored_at_start_stays_ignored(self):
+        # Under nohup (SIGHUP ignored when lockswap starts) a hang-up does
+        # not end the measurement; SIGTERM still does.
+        pids = os.path.join(self.tmp.name, "pids")
+        ignore_hup = lambda: (default_signals(), signal.signal(signal.SIGHUP, signal.SIG_IGN))
+        proc = subprocess.Popen([SCRIPT, "ab", "-b", "glibc", "-b", "futex", "-q", "--runs", "2",
+                                 "--", *SLEEPER, pids], env=clean_env(),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, preexec_fn=ignore_hup)
+        try:
+            wait_for(pids)
+            with open(pids) as f:
+                program, child = map(int, f.read().split())
+            proc.send_signal(signal.SIGHUP)
+            time.sleep(1)
+            self.assertIsNone(proc.poll(), "SIGHUP, ignored at start, ended lockswap")
+            self.assertTrue(alive(program), "SIGHUP, ignored at start, ended the program")
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertEqual(proc.returncode, 128 + signal.SIGTERM, err)
+        end = time.monotonic() + 10
+        while (alive(program) or alive(child)) and time.monotonic() < end:
+            time.sleep(0.05)
+        self.assertFalse(alive(program) or alive(child), "the program outlived SIGTERM")
 
     def test_sigterm_ends_sweep_and_its_program(self):
         self.check_ab_like(["sweep", "-b", "glibc", "--threads", "1", "-q", "--runs", "2"],
