@@ -47,6 +47,12 @@ def default_signals():
         signal.signal(sig, signal.SIG_DFL)
 
 
+def hangup_ignored():
+    """As nohup starts a program."""
+    default_signals()
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
 class Signals(unittest.TestCase):
     """SIGTERM / SIGHUP to lockswap: the program and its children end
     too, and lockswap exits 128 + the signal."""
@@ -104,11 +110,10 @@ class Signals(unittest.TestCase):
         # Under nohup (SIGHUP ignored when lockswap starts) a hang-up does
         # not end the measurement; SIGTERM still does.
         pids = os.path.join(self.tmp.name, "pids")
-        ignore_hup = lambda: (default_signals(), signal.signal(signal.SIGHUP, signal.SIG_IGN))
         proc = subprocess.Popen([SCRIPT, "ab", "-b", "glibc", "-b", "futex", "-q", "--runs", "2",
                                  "--", *SLEEPER, pids], env=clean_env(),
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, preexec_fn=ignore_hup)
+                                stderr=subprocess.PIPE, preexec_fn=hangup_ignored)
         try:
             wait_for(pids)
             with open(pids) as f:

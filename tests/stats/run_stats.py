@@ -676,7 +676,8 @@ def main():
                 report(False, f"rwlock {rw}", repr(e))
         for b in names:
             for test in (test_counts, test_counting, test_hold_samples, test_unlock_word,
-                         test_pending_wait, test_stack_gap, test_fork, test_signal, test_unwind, test_others, test_fair):
+                         test_pending_wait, test_stack_gap, test_fork, test_signal, test_unwind,
+                         test_others, test_fair):
                 d = tempfile.mkdtemp(dir=tmp)
                 try:
                     test(b, d)
