@@ -6,7 +6,7 @@
 # node_exporter service on port 9100.  golang-go is for `go tool pprof` in
 # tests/cli (81 MB download, 453 MB installed, 18 s to install, measured).
 set -eu
-pkgs=(make gcc g++ libc6-dev libcmocka-dev libunwind8 libunwind-dev libleveldb-dev libjemalloc2
+pkgs=(make gcc g++ libc6-dev libcmocka-dev libgcc-s1 libleveldb-dev libjemalloc2
       python3 python3-numpy python3-matplotlib python3-prometheus-client valgrind
       prometheus-node-exporter golang-go)
 missing=()

@@ -248,8 +248,9 @@ uint32_t ls_stats_hold_period(struct ls_stats_thread *t);
  * timed contended waits (full mode: all), and, with STATS_SAMPLE > 1, at
  * most one waiter stack per thread every LS_STATS_STACK_GAP_NS, which
  * bounds the unwinder's share of the program whatever its contention
- * rate: an unwind costs about 1.3 us of CPU in place (libunwind, measured
- * in LevelDB), and more than that around it.  LevelDB readrandom
+ * rate: an unwind of a LevelDB reader's stack (about 14 frames) costs
+ * about 14 us of thread CPU time with libgcc's unwinder (unwind.c), and
+ * more than that around it.  LevelDB readrandom
  * at 8 threads on 2 CPUs took about 4,000 waiter and holder stacks a
  * second at 1 in 4 timed waits, and ran 1.7% faster without them
  * (docs/stats.md, "Where the last points go, and stacks in time"). */
@@ -280,7 +281,6 @@ int ls_stats_unwind(void **frames, int max); /* 0 when no unwinder */
 void ls_stats_unwind_warm(void);
 bool ls_stats_unwind_available(void);
 bool ls_stats_own_frame(uintptr_t pc);
-bool ls_stats_profiler_frame(uintptr_t pc); /* in liblockswap or libunwind */
 
 /* While statistics are off nothing sets them up. */
 static inline bool ls_stats_on(void)

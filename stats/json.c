@@ -494,7 +494,7 @@ void ls_stats_write_json(const struct ls_snap *s, struct ls_out *o, const char *
 	ls_stats_write_arm_json(o);
 	ls_out_printf(o, ",\"mode\":\"%s\"", c->mode == LS_STATS_FULL ? "full" : "summary");
 	key_u64(o, "sample", c->sample);
-	ls_out_printf(o, ",\"unwinder\":\"%s\"", ls_stats_unwind_available() ? "libunwind" : "none");
+	ls_out_printf(o, ",\"unwinder\":\"%s\"", ls_stats_unwind_available() ? "libgcc" : "none");
 	ls_out_put(o, ",\"clock\":\"CLOCK_MONOTONIC\"");
 	key_u64(o, "start_unix_ns", c->start_real_ns);
 	key_u64(o, "elapsed_ns", s->now_ns - c->start_ns);

@@ -119,9 +119,8 @@ bool ls_stats_setup(void)
 
 uint32_t ls_stats_slot_new(void *obj, unsigned type, int32_t kind, bool glibc, uintptr_t site)
 {
-	/* libunwind's own locks (taken outside the in-profiler flag by its
-	 * thread-exit destructor) are not the program's. */
-	if (UNLIKELY(ls_stats_profiler_frame(site)))
+	/* Locks taken by this library's own code are not the program's. */
+	if (UNLIKELY(ls_stats_own_frame(site)))
 		return 0;
 	uint32_t n = type == LS_REC_RWLOCK ? 2 : 1; /* an rwlock: reads, then writes */
 	/* Test first: a full table must not turn every use into a write. */

@@ -67,7 +67,7 @@ def profile(backend="futex", locks=None):
     ]
     return {"schema": "lockswap-stats", "schema_version": 1, "reason": "exit", "dump": 1,
             "pid": 42, "program": "/bin/prog", "backend": backend, "mode": "full", "sample": 1,
-            "unwinder": "libunwind", "clock": "CLOCK_MONOTONIC", "start_unix_ns": 0,
+            "unwinder": "libgcc", "clock": "CLOCK_MONOTONIC", "start_unix_ns": 0,
             "elapsed_ns": 2_000_000_000,
             "histogram": {"unit": "ns", "scale": "log2", "buckets": 48, "bucket": "log2"},
             "untracked_objects": False, "events_dropped": 0, "threads_folded": 0,

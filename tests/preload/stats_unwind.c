@@ -1,8 +1,9 @@
 /*
  * stats_unwind.c - heavy contention with nested locks and allocation in
  * the critical sections: with LOCKSWAP_STATS=full every contended wait
- * unwinds its stack (libunwind takes its own locks through our entry
- * points), possibly with a preloaded jemalloc locking inside malloc.
+ * unwinds its stack (libgcc's unwinder, which may take its own lock
+ * through our entry points), possibly with a preloaded jemalloc locking
+ * inside malloc.
  * tests/stats/run.sh runs it under a time limit: it must finish.
  * Argument: iterations per thread (default 3000).
  */

@@ -170,7 +170,8 @@ def check_counts(tag, doc, backend, full):
         report(sum(e["count"] for e in ev) >= 1 and k["wait"]["samples"] == k["contended"],
                f"{tag}: contend_lock: every contended wait timed (full)",
                f"samples {k['wait']['samples']}, contended {k['contended']}")
-        if doc["unwinder"] == "libunwind":
+        if report(doc["unwinder"] == "libgcc", f"{tag}: stacks by libgcc's unwinder",
+                  doc["unwinder"]):
             report(any(stack_has(doc, e["waiter_stack"], "contend_worker") for e in ev),
                    f"{tag}: contend_lock: waiter stacks show contend_worker", f"{ev[:2]}")
             report(any(e["holder_stack"] and stack_has(doc, e["holder_stack"], "contend_worker")
@@ -287,7 +288,7 @@ def test_unlock_word(backend, tmp):
                   p.stdout[-400:] + p.stderr[-400:]):
         return
     doc = load(path)
-    if backend == "glibc" or doc["unwinder"] != "libunwind":
+    if backend == "glibc" or doc["unwinder"] != "libgcc":
         return
     ev = by_name(doc)["word_lock"]["contention"]
     report(any(e["holder_stack"] and stack_has(doc, e["holder_stack"], "holder_section") for e in ev),
@@ -356,7 +357,7 @@ def test_stack_gap(backend, tmp):
                       f"{tag}: stats_stackgap runs", p.stdout[-400:] + p.stderr[-400:]):
             return
         doc = load(path)
-        if not valid(doc, f"{tag} stackgap") or doc["unwinder"] != "libunwind":
+        if not valid(doc, f"{tag} stackgap") or doc["unwinder"] != "libgcc":
             return
         k = by_name(doc)["gap_lock"]
         bound = 4 * (doc["elapsed_ns"] // 20_000_000 + 1)
