@@ -27,7 +27,7 @@
  *   delayed by the mutex cannot be told from one delayed by the signal).
  *
  * Nothing here allocates memory or takes a lock, except the first call of
- * a thread (mmap of its block) and stack capture (libunwind's own locks,
+ * a thread (mmap of its block) and stack capture (the unwinder's locks,
  * under the in-profiler flag).  Timestamps (CLOCK_MONOTONIC) are taken
  * only for sampled events, and outside the critical section where the
  * order of events allows it.

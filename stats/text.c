@@ -302,7 +302,7 @@ void ls_stats_write_text(const struct ls_snap *s, struct ls_out *o, const char *
 	ls_out_put(o, c->mode == LS_STATS_FULL ? "measured on every event"
 	                                       : "sampled, wait totals scaled to all waits");
 	if (!ls_stats_unwind_available())
-		ls_out_put(o, "; no libunwind: stacks are call sites only");
+		ls_out_put(o, "; no unwinder (libgcc_s): stacks are call sites only");
 	if (atomic_load_explicit(&ls_stats_untracked, memory_order_relaxed))
 		ls_out_put(o, "; the lock table filled up: later objects are not counted");
 	if (c->file[0])

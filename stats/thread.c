@@ -17,7 +17,7 @@
  *
  * The thread-local `ls_stats_q.busy` is the "in the profiler" flag: while it
  * is set (unwinding, reporting, allocating a block) every hook serves the
- * call and records nothing - so libunwind's or a preloaded allocator's own
+ * call and records nothing - so the unwinder's or a preloaded allocator's own
  * lock calls never recurse into the accounting.  Serving never depends on
  * the flag, so an object is served by one implementation for its life.
  */
