@@ -148,15 +148,15 @@ void ls_stats_wait_forget(struct ls_stats_thread *t)
  * that the other waiters queue behind (recorded after the release
  * instead: LevelDB readrandom at 8 threads 1.005-1.007x, MutexBench
  * 1.023x, each CI touching 1.0; docs/stats.md, "Sampled waits recorded
- * after the release").  Kept in the thread's block until its release: the unlock word sends the counting table's unlock of this
- * mutex to the hooks, and ls_stats_release_work the other unlock paths;
- * both record it after the release.  One per thread: one still pending
- * (the lock went away through a condvar wait, whose release is not
- * observed) is recorded first. */
+ * after the release").  Kept in the thread's block until its release:
+ * the unlock word sends the counting table's unlock of this mutex to the
+ * hooks, and ls_stats_release_work the other unlock paths; both record it
+ * after the release.  One per thread, and none is pending here: a timed
+ * wait went through ls_stats_lock_blocks, which recorded any before the
+ * wait. */
 static void wait_defer(struct ls_stats_thread *t, const struct ls_stats_call *k, uint32_t hstack,
                        uint64_t ns)
 {
-	ls_stats_wait_flush(t);
 	t->pending = (struct ls_stats_pending_wait){
 		.slot = k->slot,
 		.wstack = k->wstack,
@@ -751,8 +751,8 @@ bool ls_stats_hold_quick_unlock(_Atomic uint32_t *unlock_want, const void *addr,
 
 void ls_stats_hold_quick_done(uint32_t hslot, uint64_t t0)
 {
-	/* After the release, as ls_stats_unlock_end.  t is not NULL:
-	 * ls_stats_hold_quick_unlock returned true. */
+	/* After the release, as ls_stats_unlock_end.  ls_stats_me is not
+	 * NULL: ls_stats_hold_quick_unlock returned true. */
 	if (t0)
 		ls_stats_timing_add(&ls_stats_rec(hslot)->hold, ls_stats_now() - t0);
 	ls_stats_wait_flush(ls_stats_me);
