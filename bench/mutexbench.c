@@ -77,8 +77,8 @@ struct thread {
 	pthread_t tid;
 	uint64_t rng;
 	/* ops and hold are read by the main thread at the window's edges while
-	 * this thread runs: atomics, written only by their thread (relaxed
-	 * load + store, a plain mov on x86, no locked instruction). */
+	 * this thread runs: atomics, written only by their thread (a load
+	 * and a release store, a plain mov on x86, no locked instruction). */
 	_Atomic uint64_t ops, hold;
 	uint64_t acq, overlaps, produced, consumed, reads;
 	uint64_t *samples;
@@ -155,11 +155,14 @@ static void mark_start(void)
 	                                        memory_order_relaxed, memory_order_relaxed);
 }
 
-/* Add to a counter only its own thread writes (see struct thread). */
+/* Add to a counter only its own thread writes (see struct thread).  The
+ * store is a release so that a reader who sees it also sees the thread's
+ * earlier bumps (snapshot() relies on it to pair ops with hold); on x86
+ * a release store is the same plain mov. */
 static inline void bump(_Atomic uint64_t *c, uint64_t d)
 {
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + d,
-	                      memory_order_relaxed);
+	                      memory_order_release);
 }
 
 /* The hold clock of --time-holds: the TSC on x86 (about 20 cycles, and
@@ -780,11 +783,29 @@ static uint64_t thread_cpu_ns(pthread_t t)
 	return pthread_getcpuclockid(t, &c) == 0 ? clock_ns(c) : 0;
 }
 
+/* One thread's ops and hold as a pair: its hold at most one section ahead
+ * of its ops (a section bumps hold, then its op bumps ops).  Read apart, a
+ * main thread preempted between the two loads saw hundreds of sections
+ * more in hold than in ops.  So: ops, hold, ops again, until ops stayed.
+ * The loads are acquires against bump()'s release stores: a hold from
+ * section n+2 is written after ops reached n+1, so seeing it means the
+ * second read of ops sees n+1 too and the pair is read again.  Bounded:
+ * a thread that keeps running ends up read apart, as before. */
+static void read_ops_hold(const struct thread *t, uint64_t *ops, uint64_t *hold)
+{
+	for (int tries = 0;; tries++) {
+		uint64_t o = atomic_load_explicit(&t->ops, memory_order_acquire);
+		*hold = atomic_load_explicit(&t->hold, memory_order_acquire);
+		*ops = atomic_load_explicit(&t->ops, memory_order_acquire);
+		if (*ops == o || tries == 1000)
+			return;
+	}
+}
+
 static void snapshot(uint64_t *ops, uint64_t *hold, uint64_t *cpu, struct rusage *ru)
 {
 	for (int i = 0; i < opt.threads; i++) {
-		ops[i] = atomic_load_explicit(&thr[i].ops, memory_order_relaxed);
-		hold[i] = atomic_load_explicit(&thr[i].hold, memory_order_relaxed);
+		read_ops_hold(&thr[i], &ops[i], &hold[i]);
 		cpu[i] = thread_cpu_ns(thr[i].tid);
 	}
 	if (getrusage(RUSAGE_SELF, ru) != 0)
