@@ -11,5 +11,6 @@
 #include "../core/wrap/capacitor.h"
 #include "../core/wrap/restrict.h"
 #include "../core/wrap/slice.h"
+#include "../core/wrap/slice_share.h"
 
 #endif

@@ -37,6 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <time.h>
 
 enum mode { M_MUTEX, M_TRYLOCK, M_CONDVAR, M_MIXED, M_RWLOCK };
@@ -73,6 +75,7 @@ struct cline { _Alignas(LINE) uint64_t w[LINE / 8]; };
 struct thread {
 	_Alignas(128) int id;
 	int cls;                     /* its class: index into opt.class_cs */
+	int nice;                    /* --nice: its increment, then its nice value */
 	long cs_work;                /* its critical section's PRNG steps */
 	pthread_t tid;
 	uint64_t rng;
@@ -98,6 +101,8 @@ static struct {
 	int nclasses;                /* 0: no classes given, every thread uses cs_work */
 	long class_cs[MAX_CLASSES];
 	const char *classes_text;
+	int nnice;                   /* 0: no --nice */
+	long nice_inc[MAX_CLASSES];
 } opt = { M_MUTEX, 4, 1, 1.0, 10, 0, 10, 1, false, false, 90, 0.2, 0, false, 0, {0}, NULL };
 
 static struct lock *locks;
@@ -484,6 +489,16 @@ static void *worker(void *arg)
 {
 	struct thread *t = arg;
 	bool producer = t->id < nproducers;
+	if (opt.nnice) {
+		/* A new thread starts at its creator's nice value; Linux keeps one
+		 * per thread, and PRIO_PROCESS takes a thread id. */
+		id_t me = (id_t)syscall(SYS_gettid);
+		errno = 0;
+		int now = getpriority(PRIO_PROCESS, me);
+		if ((now == -1 && errno) || setpriority(PRIO_PROCESS, me, now + t->nice) != 0)
+			die("setpriority", errno);
+		t->nice = getpriority(PRIO_PROCESS, me);
+	}
 	pthread_barrier_wait(&start_barrier);
 	mark_start();
 	if (opt.late_thread > 0 && t->id == opt.threads - 1) {
@@ -555,27 +570,44 @@ static double parse_seconds(const char *name, const char *s, bool zero_ok)
 	return v;
 }
 
-/* --classes 10,100,...: one critical-section work per class. */
-static void parse_classes(const char *text)
+/* --FLAG 10,100,...: a comma list of at most MAX_CLASSES whole numbers in
+ * 0..max into out; returns how many.  `items` and `example` word the
+ * error, `unit` follows the bound in it. */
+static int parse_list(const char *flag, const char *text, long max, const char *items,
+                      const char *example, const char *unit, long *out)
 {
-	opt.classes_text = text;
-	opt.nclasses = 0;
+	int n = 0;
 	const char *p = text;
 	for (;;) {
 		char *end;
 		errno = 0;
 		long v = strtol(p, &end, 10);
 		if (errno || end == p || (*end && *end != ',') || *p == '-' || *p == '+' || *p == ' ')
-			usage_error("--classes: expected critical-section works like 10,100, got '%s'", text);
-		if (v > 1L << 30)
-			usage_error("--classes: %ld is over %ld steps", v, 1L << 30);
-		if (opt.nclasses == MAX_CLASSES)
-			usage_error("--classes: at most %d classes", MAX_CLASSES);
-		opt.class_cs[opt.nclasses++] = v;
+			usage_error("--%s: expected %s like %s, got '%s'", flag, items, example, text);
+		if (v > max)
+			usage_error("--%s: %ld is over %ld%s", flag, v, max, unit);
+		if (n == MAX_CLASSES)
+			usage_error("--%s: at most %d %s", flag, MAX_CLASSES, items);
+		out[n++] = v;
 		if (!*end)
-			break;
+			return n;
 		p = end + 1;
 	}
+}
+
+/* --classes 10,100,...: one critical-section work per class. */
+static void parse_classes(const char *text)
+{
+	opt.classes_text = text;
+	opt.nclasses = parse_list("classes", text, 1L << 30, "critical-section works", "10,100",
+	                          " steps", opt.class_cs);
+}
+
+/* --nice 0,3,...: nice increments, thread i takes the (i % n)th. */
+static void parse_nice(const char *text)
+{
+	opt.nnice = parse_list("nice", text, 19, "nice increments", "0,3",
+	                       ", the largest nice value", opt.nice_inc);
 }
 
 static void usage(void)
@@ -595,6 +627,8 @@ static void usage(void)
 	       "  --classes LIST  thread classes by critical-section work, e.g. 10,100:\n"
 	       "                  thread i is in class i %% (number of classes)\n"
 	       "  --mixed F       two classes: --cs-work and F times it (half the threads each)\n"
+	       "  --nice LIST     nice increments, e.g. 0,3: thread i raises its nice value by\n"
+	       "                  LIST[i %% n] (raising needs no privilege)\n"
 	       "  --time-holds    hold shares from a clock read around each critical section\n"
 	       "                  (TSC on x86) instead of counted work units\n"
 	       "  --json          one JSON object instead of the human line\n"
@@ -605,7 +639,7 @@ static void parse_args(int argc, char **argv)
 {
 	enum { O_THREADS = 256, O_SECONDS, O_CSWORK, O_CSLINES, O_NCSWORK, O_LOCKS,
 	       O_MODE, O_JSON, O_SEED, O_BREAK, O_READPCT, O_WARMUP, O_CLASSES, O_MIXED,
-	       O_TIMEHOLDS, O_LATE };
+	       O_TIMEHOLDS, O_LATE, O_NICE };
 	long mixed = 0;
 	static const struct option lo[] = {
 		{ "threads",  required_argument, 0, O_THREADS },
@@ -622,6 +656,7 @@ static void parse_args(int argc, char **argv)
 		{ "classes",  required_argument, 0, O_CLASSES },
 		{ "mixed",    required_argument, 0, O_MIXED },
 		{ "time-holds", no_argument,     0, O_TIMEHOLDS },
+		{ "nice",     required_argument, 0, O_NICE },
 		{ "help",     no_argument,       0, 'h' },
 		{ "break-exclusion", no_argument, 0, O_BREAK },  /* test-only, hidden */
 		{ "late-thread", required_argument, 0, O_LATE }, /* test-only, hidden */
@@ -643,6 +678,7 @@ static void parse_args(int argc, char **argv)
 		case O_MIXED:   mixed = parse_long("mixed", optarg, 1, 1L << 20); break;
 		case O_TIMEHOLDS: opt.time_holds = true; break;
 		case O_CLASSES: parse_classes(optarg); break;
+		case O_NICE:    parse_nice(optarg); break;
 		case O_SECONDS: opt.seconds = parse_seconds("seconds", optarg, false); break;
 		case O_WARMUP:  opt.warmup = parse_seconds("warmup", optarg, true); break;
 		case O_LATE:    opt.late_thread = parse_seconds("late-thread", optarg, true); break;
@@ -920,6 +956,7 @@ int main(int argc, char **argv)
 		 * which can favour the first threads at the start, spreads evenly. */
 		t->cls = opt.nclasses ? i % opt.nclasses : 0;
 		t->cs_work = opt.nclasses ? opt.class_cs[t->cls] : opt.cs_work;
+		t->nice = opt.nnice ? (int)opt.nice_inc[i % opt.nnice] : 0;
 		t->rng = (opt.seed + 1) * 0xBF58476D1CE4E5B9ULL + (uint64_t)i * 0x94D049BB133111EBULL + 1;
 		t->samples = xcalloc(SAMPLE_CAP, sizeof *t->samples);
 		int e = pthread_create(&t->tid, NULL, worker, t);
@@ -1036,6 +1073,12 @@ int main(int argc, char **argv)
 		print_share_array("per_thread_hold_share", whold, T, sh.total);
 		printf(",\"hold_min_share\":%.4f,\"hold_max_share\":%.4f,\"hold_min_max\":%.4f,"
 		       "\"hold_jain\":%.4f", sh.min_share, sh.max_share, sh.min_max, sh.jain);
+		if (opt.nnice) {
+			printf(",\"per_thread_nice\":[");
+			for (int i = 0; i < T; i++)
+				printf("%s%d", i ? "," : "", thr[i].nice);
+			printf("]");
+		}
 		print_u64_array("per_thread_cpu_ns", wcpu, T);
 		print_share_array("per_thread_cpu_share", wcpu, T, sc.total);
 		printf(",\"cpu_min_share\":%.4f,\"cpu_max_share\":%.4f,\"voluntary_switches\":%llu,"

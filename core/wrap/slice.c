@@ -1,4 +1,5 @@
 #include "slice.h"
+#include "slice_share.h"
 
 #include <errno.h>
 #include <sys/resource.h>
@@ -204,7 +205,8 @@ static void own(struct ls_slice *r, uint32_t gen, bool group)
 	s->timed = false;
 	s->group = group;
 	s->hold = 0;
-	s->budget = us * per_us;
+	/* Equal slices, or scaled by the thread's nice value (slice_share.h). */
+	s->budget = ls_slice_share_budget(us * per_us);
 	s->wall = s->budget * LS_SLICE_WALL_FACTOR;
 	s->bar = atomic_load_explicit(&ls_slice_gap_ns, memory_order_relaxed) * per_us / 1000u;
 	s->dense = LS_SLICE_DENSE_NS * per_us / 1000u;

@@ -22,7 +22,9 @@
  *    takes off its critical path).  Every thread that waits gets one
  *    slice per rotation, so hold-time shares over a window of a few
  *    rotations are equal among threads that use their slices, whatever
- *    each thread's critical section.  Holds are timed with the
+ *    each thread's critical section (or, with LOCKSWAP_SLICE_SHARES=nice,
+ *    in proportion to their CFS weights: each slice scaled by its
+ *    owner's nice value, slice_share.h).  Holds are timed with the
  *    time-stamp counter: all of a slice's first LS_SLICE_PROBE_N, then
  *    about one in LS_SLICE_SAMPLE_EVERY at random places, each standing
  *    for the untimed ones since the last (a clock read costs as much as

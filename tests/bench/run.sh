@@ -181,6 +181,8 @@ if kind == "mutex":            # mutex MODE THREADS [excl]
             "wait_p999_ns", "per_thread_ops", "exclusion_ok"} | WINDOW_KEYS | HOLD_KEYS | CPU_KEYS
     if "classes" in o:
         keys |= {"classes", "class_hold_min_vs_equal", "class_hold_max_vs_equal"}
+    if os.environ.get("WANT_NICE"):
+        keys |= {"per_thread_nice"}
     if mode == "condvar":
         keys |= {"produced", "consumed"}
     if mode == "rwlock":
@@ -204,6 +206,14 @@ if kind == "mutex":            # mutex MODE THREADS [excl]
     window(o)
     holds(o, n)
     cpu(o, n)
+    if os.environ.get("WANT_NICE"):
+        # --nice: thread i raised its nice value by INC[i % k] from the
+        # main thread's (19 at most: the kernel clamps there).
+        inc = [int(x) for x in os.environ["WANT_NICE"].split(",")]
+        base = os.getpriority(os.PRIO_PROCESS, 0)
+        want = [min(19, base + inc[i % len(inc)]) for i in range(n)]
+        if o["per_thread_nice"] != want:
+            bad("per_thread_nice %r, expected %r" % (o["per_thread_nice"], want))
     if len(sys.argv) > 5:          # mutex MODE THREADS excl CS_LINES CLASS_CS...
         classes(o, n, int(sys.argv[5]), [int(c) for c in sys.argv[6:]])
 
@@ -293,6 +303,8 @@ expect_json "mutexbench --classes 5,0,20 over 5 threads" mutex mutex 5 excl 1 5 
 	"$MB" --json --seconds $S --threads 5 --classes 5,0,20 --cs-lines 1
 expect_json "mutexbench --classes in rwlock mode" mutex rwlock 4 excl 0 3 30 -- \
 	"$MB" --json --seconds $S --threads 4 --classes 3,30 --mode rwlock --read-pct 50
+WANT_NICE=0,3 expect_json "mutexbench --nice 0,3: per-thread nice values" mutex mutex 4 -- \
+	"$MB" --json --seconds $S --threads 4 --nice 0,3
 expect_json "mutexbench --time-holds" mutex mutex 4 excl 0 10 100 -- \
 	"$MB" --json --seconds $S --threads 4 --mixed 10 --time-holds
 expect_json "mutexbench --warmup 0" mutex mutex 2 -- "$MB" --json --seconds $S --threads 2 --warmup 0
@@ -339,6 +351,9 @@ expect_usage_error "mutexbench more classes than threads" "$MB" --threads 2 --cl
 expect_usage_error "mutexbench --mixed and --classes" "$MB" --mixed 10 --classes 1,2
 expect_usage_error "mutexbench --mixed 0" "$MB" --mixed 0
 expect_usage_error "mutexbench negative --warmup" "$MB" --warmup -0.1
+expect_usage_error "mutexbench bad --nice" "$MB" --nice 0,x
+expect_usage_error "mutexbench negative --nice" "$MB" --nice -1
+expect_usage_error "mutexbench --nice over 19" "$MB" --nice 20
 
 # ---- leveldb_bench ----
 if ldd "$LB" | grep -q 'libleveldb\.so'; then ok "leveldb_bench links the shared libleveldb"

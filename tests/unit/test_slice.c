@@ -9,13 +9,19 @@
  * in a condvar wait (its slice ends with the unlock), group slices
  * (where the lock is not the bottleneck: a group forms, seats rotate,
  * exclusion holds, timed waiters leave nothing behind, a member that
- * blocks passes its seat), fork, and unlock misuse.  Behaviour only, never
+ * blocks passes its seat), proportional slices (a niced thread's slice
+ * scaled by its CFS weight), fork, and unlock misuse.  Behaviour only, never
  * timing: budgets are tiny so that slices end quickly, and every wait has
  * a deadline.
  */
 #include "lock_checks.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "../../core/wrap/slice.h"
+#include "../../core/wrap/slice_share.h"
 
 static uint64_t word_of(void *s)
 {
@@ -44,6 +50,7 @@ static int restore(void **state)
 	use("slice", 250, 300);
 	atomic_store(&ls_slice_busy_pays, 1);
 	atomic_store(&ls_slice_seats, 0); /* the default */
+	atomic_store(&ls_slice_shares, LS_SLICE_SHARES_EQUAL);
 	atomic_store(&ls_slice_trace, NULL);
 	ls_slice_self.lock = NULL;
 	return 0;
@@ -808,6 +815,65 @@ static void test_group_member_leaves(void **state)
 	assert_idle();
 }
 
+/* -- proportional slices (slice_share.h): 1.25x per nice step in 16.16
+ * fixed point, clamped at 15 steps; a thread niced 3 steps above the main
+ * thread opens a slice whose budget is scaled by 1.25^-3 with
+ * LOCKSWAP_SLICE_SHARES=nice, and not scaled with the default. */
+static void test_share_factor(void **state)
+{
+	assert_int_equal(ls_slice_share_factor(0), 65536);
+	assert_int_equal(ls_slice_share_factor(1), 81920);  /* 1.25 */
+	assert_int_equal(ls_slice_share_factor(-1), 52428); /* 0.8, rounded down */
+	assert_int_equal(ls_slice_share_factor(3), 128000); /* 1.953125 */
+	assert_int_equal(ls_slice_share_factor(40), ls_slice_share_factor(LS_SLICE_SHARE_MAX_STEPS));
+	assert_int_equal(ls_slice_share_factor(-40), ls_slice_share_factor(-LS_SLICE_SHARE_MAX_STEPS));
+	assert_true(ls_slice_share_factor(-LS_SLICE_SHARE_MAX_STEPS) > 0);
+}
+
+static _Atomic int niced_steps;       /* its nice value less the main thread's */
+static _Atomic uint64_t niced_budget; /* its slice's budget; 0: it owned none */
+
+/* Raises its nice value by `arg` (no privilege needed), takes the lock
+ * (held by the main thread: it opens a slice) and reports the budget. */
+static void *niced_owner(void *arg)
+{
+	id_t me = (id_t)syscall(SYS_gettid);
+	int main_nice = getpriority(PRIO_PROCESS, (id_t)getpid());
+	if (setpriority(PRIO_PROCESS, me, main_nice + (int)(long)arg) != 0)
+		return (void *)-1L;
+	atomic_store(&niced_steps, getpriority(PRIO_PROCESS, me) - main_nice);
+	if (ops->lock(st) != 0)
+		return (void *)-2L;
+	atomic_store(&niced_budget, ls_slice_self.lock == (const void *)st ? ls_slice_self.budget : 0);
+	ops->unlock(st);
+	return NULL;
+}
+
+static uint64_t niced_slice_budget(unsigned shares)
+{
+	atomic_store(&ls_slice_shares, shares);
+	atomic_store(&niced_budget, 0);
+	assert_int_equal(ops->lock(st), 0);
+	pthread_t o = spawn_queued(niced_owner, 3);
+	ops->unlock(st);
+	assert_int_equal(join(o), 0);
+	assert_idle();
+	return atomic_load(&niced_budget);
+}
+
+static void test_shares(void **state)
+{
+	use("slice", 1000, 300);
+	uint64_t base = 1000 * ls_ticks_per_us();
+	assert_int_equal(niced_slice_budget(LS_SLICE_SHARES_EQUAL), base);
+	uint64_t scaled = niced_slice_budget(LS_SLICE_SHARES_NICE);
+	int steps = atomic_load(&niced_steps);
+	if (steps == 0)
+		skip(); /* the main thread already runs at nice 19 */
+	assert_int_equal(scaled, ((unsigned __int128)base * ls_slice_share_factor(-steps)) >> 16);
+	assert_true(scaled < base);
+}
+
 static void test_fork(void **state)
 {
 	use("slice:futex", 10, 100000000);
@@ -844,6 +910,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_unlock_to_wait, restore),
 		cmocka_unit_test_teardown(test_groups, restore),
 		cmocka_unit_test_teardown(test_group_member_leaves, restore),
+		cmocka_unit_test_teardown(test_share_factor, restore),
+		cmocka_unit_test_teardown(test_shares, restore),
 		cmocka_unit_test_teardown(test_fork, restore),
 		cmocka_unit_test_teardown(test_unlock_misuse, restore),
 	};
