@@ -651,8 +651,11 @@ static bool owns_another(const struct ls_slice *r)
 	const struct ls_slice_self *s = &ls_slice_self;
 	if (!s->lock || s->lock == r)
 		return false;
-	uint64_t limit = s->wall + s->budget * LS_SLICE_WATCH_FACTOR;
-	return ls_ticks_since(s->start, ls_ticks()) < limit;
+	/* The waiters' watch period is 4 x LOCKSWAP_SLICE_US whatever this
+	 * thread's share (slice_share.h scales only its own slice). */
+	uint64_t watch = (uint64_t)atomic_load_explicit(&ls_slice_us, memory_order_relaxed) *
+	                 ls_ticks_per_us() * LS_SLICE_WATCH_FACTOR;
+	return ls_ticks_since(s->start, ls_ticks()) < s->wall + watch;
 }
 
 /* Arrive on the slow path: own a new slice (TURN_OWNER), go to the inner

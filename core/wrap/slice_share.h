@@ -6,7 +6,8 @@
  * proportion to its scheduling weight, not the same usage: a lock that
  * hands out equal slices to a thread the administrator niced down undoes
  * the nice value, as an unfair lock undoes equal ones.  Here a thread's
- * slice budget (hold time, and the wall limits derived from it) is
+ * slice budget (hold time, and the wall limits derived from it; the
+ * waiters' watch period is not scaled) is
  * LOCKSWAP_SLICE_US x 1.25^(main - own), where own is the thread's nice
  * value and main the main thread's: the ratio of the CFS weights of the
  * two nice values (each step about 1.25x), so that a thread's share of
