@@ -47,12 +47,15 @@ uint64_t ls_slice_share_budget(uint64_t ticks)
 		return ticks;
 	uint64_t now = ls_now_ns(CLOCK_MONOTONIC_COARSE);
 	if (cache.next_ns == 0 || now >= cache.next_ns) {
+		/* Inside the host's lock call: its errno is not ours to change. */
+		int saved = errno;
 		/* The main thread's tid is the process id (Linux: nice values
 		 * are per thread, and PRIO_PROCESS takes a tid). */
 		int own = nice_of((pid_t)syscall(SYS_gettid), 0);
 		int main_nice = nice_of(getpid(), own);
 		cache.factor = ls_slice_share_factor(main_nice - own);
 		cache.next_ns = now + LS_SLICE_SHARE_REFRESH_NS;
+		errno = saved;
 	}
 	uint64_t scaled = (ticks >> 16) * cache.factor + (((ticks & 0xffff) * cache.factor) >> 16);
 	return scaled ? scaled : 1;

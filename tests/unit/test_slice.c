@@ -834,7 +834,8 @@ static _Atomic int niced_steps;       /* its nice value less the main thread's *
 static _Atomic uint64_t niced_budget; /* its slice's budget; 0: it owned none */
 
 /* Raises its nice value by `arg` (no privilege needed), takes the lock
- * (held by the main thread: it opens a slice) and reports the budget. */
+ * (held by the main thread: it opens a slice) and reports the budget;
+ * the lock leaves its errno alone. */
 static void *niced_owner(void *arg)
 {
 	id_t me = (id_t)syscall(SYS_gettid);
@@ -842,8 +843,11 @@ static void *niced_owner(void *arg)
 	if (setpriority(PRIO_PROCESS, me, main_nice + (int)(long)arg) != 0)
 		return (void *)-1L;
 	atomic_store(&niced_steps, getpriority(PRIO_PROCESS, me) - main_nice);
+	errno = EDOM; /* the host's: reading the nice values must not change it */
 	if (ops->lock(st) != 0)
 		return (void *)-2L;
+	if (errno != EDOM)
+		return (void *)-3L;
 	atomic_store(&niced_budget, ls_slice_self.lock == (const void *)st ? ls_slice_self.budget : 0);
 	ops->unlock(st);
 	return NULL;
