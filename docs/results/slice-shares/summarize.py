@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summarises raw.jsonl (written by the loop in README.md): per thread
+"""Summarises raw.jsonl (written by run.sh, beside this file): per thread
 count and configuration, medians over the rounds of
   - throughput over glibc's in the same round,
   - the niced threads' mean hold time over the others' (CFS weights give
