@@ -42,6 +42,13 @@ def wait_for(path, seconds=60):
         time.sleep(0.05)
 
 
+def stop(proc):
+    """Kills proc if it still runs (a test that failed before it ended)."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
 def default_signals():
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
@@ -61,7 +68,9 @@ class Signals(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory()
         self.addCleanup(self.tmp.cleanup)
 
-    def send(self, args, sig, extra=()):
+    def start(self, args, extra=(), preexec=default_signals):
+        """lockswap ARGS -- SLEEPER, once the program has written its pids:
+        (the process, its stderr file, the program's pid, its child's)."""
         pids = os.path.join(self.tmp.name, "pids")
         errors = os.path.join(self.tmp.name, "stderr")
         with open(errors, "w") as err_file:
@@ -71,24 +80,29 @@ class Signals(unittest.TestCase):
             proc = subprocess.Popen([SCRIPT, *args, "--", *SLEEPER, pids, *extra],
                                     env=clean_env(), stdin=subprocess.DEVNULL,
                                     stdout=subprocess.DEVNULL, stderr=err_file,
-                                    preexec_fn=default_signals)
-        program = child = None
-        try:
-            wait_for(pids)
-            with open(pids) as f:
-                program, child = map(int, f.read().split())
-            proc.send_signal(sig)
-            proc.wait(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+                                    preexec_fn=preexec)
+        self.addCleanup(stop, proc)
+        wait_for(pids)
+        with open(pids) as f:
+            program, child = map(int, f.read().split())
+        return proc, errors, program, child
+
+    def ended(self, proc, errors, program, child):
+        """Waits for lockswap, then (10 s at most) for the program and its
+        child to be gone: lockswap's exit status and its stderr."""
+        proc.wait(timeout=60)
         with open(errors) as f:
             err = f.read()
         end = time.monotonic() + 10
         while (alive(program) or alive(child)) and time.monotonic() < end:
             time.sleep(0.05)
-        return proc.returncode, err, program, child, proc.pid
+        return proc.returncode, err
+
+    def send(self, args, sig, extra=()):
+        proc, errors, program, child = self.start(args, extra)
+        proc.send_signal(sig)
+        rc, err = self.ended(proc, errors, program, child)
+        return rc, err, program, child, proc.pid
 
     def check_ab_like(self, args, sig, extra=()):
         rc, err, program, child, _ = self.send(args, sig, extra)
@@ -109,29 +123,15 @@ class Signals(unittest.TestCase):
     def test_sighup_ignored_at_start_stays_ignored(self):
         # Under nohup (SIGHUP ignored when lockswap starts) a hang-up does
         # not end the measurement; SIGTERM still does.
-        pids = os.path.join(self.tmp.name, "pids")
-        proc = subprocess.Popen([SCRIPT, "ab", "-b", "glibc", "-b", "futex", "-q", "--runs", "2",
-                                 "--", *SLEEPER, pids], env=clean_env(),
-                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, preexec_fn=hangup_ignored)
-        try:
-            wait_for(pids)
-            with open(pids) as f:
-                program, child = map(int, f.read().split())
-            proc.send_signal(signal.SIGHUP)
-            time.sleep(1)
-            self.assertIsNone(proc.poll(), "SIGHUP, ignored at start, ended lockswap")
-            self.assertTrue(alive(program), "SIGHUP, ignored at start, ended the program")
-            proc.send_signal(signal.SIGTERM)
-            _, err = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-        self.assertEqual(proc.returncode, 128 + signal.SIGTERM, err)
-        end = time.monotonic() + 10
-        while (alive(program) or alive(child)) and time.monotonic() < end:
-            time.sleep(0.05)
+        proc, errors, program, child = self.start(
+            ["ab", "-b", "glibc", "-b", "futex", "-q", "--runs", "2"], preexec=hangup_ignored)
+        proc.send_signal(signal.SIGHUP)
+        time.sleep(1)
+        self.assertIsNone(proc.poll(), "SIGHUP, ignored at start, ended lockswap")
+        self.assertTrue(alive(program), "SIGHUP, ignored at start, ended the program")
+        proc.send_signal(signal.SIGTERM)
+        rc, err = self.ended(proc, errors, program, child)
+        self.assertEqual(rc, 128 + signal.SIGTERM, err)
         self.assertFalse(alive(program) or alive(child), "the program outlived SIGTERM")
 
     def test_sigterm_ends_sweep_and_its_program(self):
