@@ -56,14 +56,17 @@ static _Unwind_Reason_Code one_frame(struct _Unwind_Context *c, void *arg)
 	return _URC_NO_REASON;
 }
 
-int ls_stats_unwind(void **frames, int max)
+static int walk(trace_fn trace, void **frames, int max)
 {
-	trace_fn trace = atomic_load_explicit(&trace_p, memory_order_acquire);
-	if (!trace)
-		return 0;
 	struct frames fr = { frames, 0, max };
 	trace(one_frame, &fr);
 	return fr.n;
+}
+
+int ls_stats_unwind(void **frames, int max)
+{
+	trace_fn trace = atomic_load_explicit(&trace_p, memory_order_acquire);
+	return trace ? walk(trace, frames, max) : 0;
 }
 
 bool ls_stats_own_frame(uintptr_t pc)
@@ -105,8 +108,7 @@ void ls_stats_unwind_warm(void)
 	get_ip = h ? (ip_fn)dlsym(h, "_Unwind_GetIP") : NULL;
 	if (trace && get_ip) {
 		void *frames[8];
-		struct frames fr = { frames, 0, 8 };
-		trace(one_frame, &fr);
+		walk(trace, frames, 8);
 		atomic_store_explicit(&trace_p, trace, memory_order_release);
 	}
 	ls_stats_leave();
