@@ -6,6 +6,10 @@ confidence interval of that median.
 Each round of `lockswap ab` runs every backend once, back to back, so the
 ratio within a round cancels most of the load that other jobs put on a
 shared machine; the tool's own ratio of medians pools the runs unpaired.
+`lockswap ab` now prints this comparison itself ("paired by round", and
+`paired` in PREFIX.json); this script stays for the CSV files of earlier
+runs, and gives the intervals quoted with them (its resampling draws from
+Python's generator, the tool's from numpy's, so the bounds differ a little).
 """
 import csv
 import random

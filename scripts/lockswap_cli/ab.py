@@ -10,7 +10,10 @@ order, after --warmup discarded rounds.  Each run yields one number (see
 "metric").  Per backend: median, min, max of the good runs, the ratio of its
 median to the baseline's with a 95% bootstrap confidence interval, and a
 verdict, "faster" or "slower" when the interval excludes 1.0, else "no clear
-difference".
+difference".  Then the same comparison paired by round: the median of each
+run's ratio to the baseline's run of the same round, with its own interval
+and verdict (rounds resampled); it cancels load that changes between rounds,
+so on a shared machine its interval is the narrower one.
 
 A run fails when it exits non-zero, times out, or its output lacks the
 metric; failed runs are listed with their stderr, never averaged in.  A
@@ -45,10 +48,11 @@ def main(args):
                            extra_keys=[args.fairness_key])
     runs = plan.execute()
     rows = plan.summarize(runs, group=None)
+    pairs = plan.paired(runs, group=None)
     out = [plan.header("ab"), "", output.text_table(output.SUMMARY_HEADERS,
                                                     output.summary_rows(rows),
                                                     left=output.SUMMARY_LEFT),
-           "", plan.ratio_note()]
+           "", plan.ratio_note(), "", plan.paired_table(pairs)]
     extras = plan.extras_table(runs, group=None)
     if extras:
         out += ["", extras]
@@ -57,16 +61,16 @@ def main(args):
         out += ["", problems]
     print("\n".join(out))
     if args.out:
-        paths = write(plan, args.out, runs, rows)
+        paths = write(plan, args.out, runs, rows, pairs)
         print("\nwrote " + ", ".join(paths))
     return 1 if any(not r.ok for r in runs if not r.warmup) else 0
 
 
-def write(plan, prefix, runs, rows):
+def write(plan, prefix, runs, rows, pairs):
     md = [f"# lockswap ab: {plan.metric.describe()}", "", plan.context_md(), "",
           output.md_table(output.SUMMARY_HEADERS, output.summary_rows(rows),
                           left=output.SUMMARY_LEFT),
-          "", plan.ratio_note()]
+          "", plan.ratio_note(), "", plan.paired_table(pairs, render=output.md_table)]
     extras = plan.extras_table(runs, None, render=output.md_table)
     if extras:
         md += ["", extras]
@@ -82,6 +86,7 @@ def write(plan, prefix, runs, rows):
     return [output.write_text(prefix + ".md", "\n".join(md)),
             output.write_csv(prefix + ".csv", output.RUN_COLUMNS + tuple(plan.extra_keys),
                              output.run_rows(runs, keys=plan.extra_keys)),
-            output.write_json(prefix + ".json", plan.to_json(runs, {"summary": rows}))] + \
+            output.write_json(prefix + ".json", plan.to_json(runs, {"summary": rows,
+                                                                  "paired": pairs}))] + \
         frontier.write_ab(plan, prefix, runs, plan.args.fairness_key)
 

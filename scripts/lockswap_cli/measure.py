@@ -43,6 +43,9 @@ def _number(text, kind, least, what):
     return value
 
 
+PAIRED_HEADERS = ("backend", "rounds", "paired ratio", "95% CI", "verdict")
+
+
 def add_arguments(parser, runs, warmup):
     g = parser.add_argument_group("runs")
     g.add_argument("--runs", type=positive_int, default=runs, metavar="N",
@@ -120,6 +123,29 @@ class Measurement:
             row["failed"] = sum(1 for r in runs if not r.warmup and not r.ok
                                 and r.group == group and r.backend == row["backend"])
         return rows
+
+    def paired(self, runs, group):
+        """stats.paired rows for one group: every backend against the
+        baseline, round by round."""
+        from . import stats
+        rounds = {}
+        for r in runs:
+            if not r.warmup and r.ok and r.group == group:
+                rounds.setdefault(r.round, {})[r.backend] = r.value
+        return stats.paired(rounds, self.labels, self.metric.lower_is_better,
+                            (self.seed, self.groups.index(group), 1))
+
+    def paired_title(self):
+        return (f"paired by round (each run over the {self.labels[0]} run of its own round; "
+                "median, 95% CI by\nbootstrap over rounds): cancels what changes between "
+                "rounds, such as other jobs' load")
+
+    def paired_table(self, rows, render=output.text_table):
+        gap = "\n\n" if render is output.md_table else "\n"
+        return self.paired_title() + gap + render(
+            PAIRED_HEADERS, [(r["backend"], r["rounds"], output.fmt_ratio(r["ratio"]),
+                              output.fmt_ci(r["ci_low"], r["ci_high"]), r["verdict"])
+                             for r in rows], left=(0, 4))
 
     def extras_table(self, runs, group, render=output.text_table):
         """Medians of the --extra-key values, or "" if none was found."""

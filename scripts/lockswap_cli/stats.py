@@ -1,5 +1,5 @@
-"""Medians, a bootstrap confidence interval for a ratio of medians, and the
-verdict drawn from it.
+"""Medians, a bootstrap confidence interval for a ratio of medians (and for
+the median of per-round ratios), and the verdict drawn from it.
 
 Runs on a shared machine are noisy and not normally distributed (a few runs
 hit a busy neighbour), so everything is median-based, and the uncertainty of
@@ -44,8 +44,13 @@ def ratio_ci(base, other, rng, resamples=RESAMPLES, level=LEVEL):
     mo = np.median(other[rng.integers(0, other.size, (resamples, other.size))], axis=1)
     if np.any(mb == 0):
         return None
+    return middle(mo / mb, level)
+
+
+def middle(samples, level=LEVEL):
+    """(low, high): the middle `level` of bootstrap samples."""
     tail = (1.0 - level) / 2 * 100
-    low, high = np.percentile(mo / mb, [tail, 100 - tail])
+    low, high = np.percentile(samples, [tail, 100 - tail])
     return float(low), float(high)
 
 
@@ -88,5 +93,35 @@ def compare(groups, lower_is_better, seed):
             else:
                 row["ci_low"], row["ci_high"] = ci
                 row["verdict"] = verdict(ci, lower_is_better)
+        rows.append(row)
+    return rows
+
+
+def paired(rounds, labels, lower_is_better, seed):
+    """The per-round comparison: one row per label after the first (the
+    baseline), from the rounds in which both it and the baseline ran well.
+    rounds: {round: {label: value}} of good runs.  Each round runs every
+    backend back to back, so the ratio of two runs of one round cancels
+    what changes between rounds (other jobs on a shared machine, its
+    clock): the row's `ratio` is the median of those ratios, and its
+    interval the middle 95% of that median over RESAMPLES resamples of the
+    rounds.  seed: as compare's."""
+    seed = list(seed) if isinstance(seed, (tuple, list)) else [seed]
+    base = labels[0]
+    rows = []
+    for i, label in enumerate(labels[1:], start=1):
+        ratios = np.asarray([r[label] / r[base] for r in rounds.values()
+                             if label in r and base in r and r[base] != 0], dtype=float)
+        row = {"backend": label, "rounds": int(ratios.size), "ratio": None,
+               "ci_low": None, "ci_high": None}
+        if ratios.size < MIN_RUNS:
+            row["verdict"] = f"no verdict: {ratios.size} round{'s' * (ratios.size != 1)} with both"
+        else:
+            rng = np.random.default_rng(seed + [i])
+            medians = np.median(ratios[rng.integers(0, ratios.size, (RESAMPLES, ratios.size))],
+                                axis=1)
+            low, high = middle(medians)
+            row.update(ratio=float(np.median(ratios)), ci_low=low, ci_high=high,
+                       verdict=verdict((low, high), lower_is_better))
         rows.append(row)
     return rows

@@ -139,10 +139,16 @@ def tables(plan, grid, render, fair, full, extra=None):
 def write(plan, prefix, runs, grid, fair, extra):
     from . import frontier, plot
     key = plan.args.fairness_key
+    pairs = {t: plan.paired(runs, t) for t in plan.groups} if len(plan.labels) > 1 else {}
     md = [f"# lockswap sweep: {plan.metric.describe()}", "", plan.context_md(), "",
           tables(plan, grid, output.md_table, fair, full=True, extra=extra).replace(":\n|", ":\n\n|"),
           "",
           plan.ratio_note()]
+    if pairs:
+        md += ["", plan.paired_title() + ":", "",
+               output.md_table(["threads"] + plan.labels[1:],
+                               [[t] + [ratio_cell(row, True) for row in pairs[t]]
+                                for t in plan.groups], left=tuple(range(1, len(plan.labels))))]
     problems = plan.failure_report(runs)
     if problems:
         md += ["", "```", problems, "```"]
@@ -153,11 +159,13 @@ def write(plan, prefix, runs, grid, fair, extra):
                              output.fmt_value(r.extras.get(key)), r.status, f"{r.seconds:.3f}")
                             for r in runs if not r.warmup], left=(3, 6))]
     summary = [{"threads": t, **row} for t in plan.groups for row in grid[t]]
+    paired = [{"threads": t, **row} for t in pairs for row in pairs[t]]
     paths = [output.write_text(prefix + ".md", "\n".join(md)),
              output.write_csv(prefix + ".csv", ("threads",) + output.RUN_COLUMNS + tuple(plan.extra_keys),
                               output.run_rows(runs, with_group=True, keys=plan.extra_keys)),
              output.write_json(prefix + ".json", plan.to_json(runs, {"threads": plan.groups,
-                                                                     "summary": summary}))]
+                                                                     "summary": summary,
+                                                                     "paired": paired}))]
     note = f"{plan.command_text()}  (median of {plan.args.runs} runs; bars: min..max)"
     paths.append(plot.lines(prefix + plan.metric.plot_suffix, points(plan, runs),
                             f"{plan.metric.name} vs threads", plan.metric.label, note=note))

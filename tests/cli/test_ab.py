@@ -66,6 +66,22 @@ class Interleaving(unittest.TestCase):
         for line in ("glibc", "futex", "faster", "baseline", "seed 11", "min_share"):
             self.assertIn(line, self.p.stdout)
 
+    def test_paired_by_round(self):
+        # The fake's values: glibc 100, futex 200 (both futex variants),
+        # each plus a wobble of 0-1 by run count.
+        pairs = {r["backend"]: r for r in self.result["paired"]}
+        self.assertEqual(sorted(pairs), ["futex", "futex,SPIN=0"])
+        for label in pairs:
+            self.assertEqual(pairs[label]["rounds"], 4)
+            self.assertAlmostEqual(pairs[label]["ratio"], 2.0, delta=0.02)
+            self.assertEqual(pairs[label]["verdict"], "faster")
+            self.assertTrue(pairs[label]["ci_low"] <= pairs[label]["ratio"]
+                            <= pairs[label]["ci_high"])
+        self.assertIn("paired by round", self.p.stdout)
+        self.assertRegex(self.p.stdout, r"\nfutex,SPIN=0 +4 +\d\.\d{3}  \[[\d.]+, [\d.]+\]  faster\n")
+        with open(self.prefix + ".md") as f:
+            self.assertRegex(f.read(), r"\| futex \| 4 \| \d\.\d{3} \| \[[\d.]+, [\d.]+\] \| faster \|")
+
     def test_files(self):
         with open(self.prefix + ".csv") as f:
             rows = list(csv.DictReader(f))
@@ -92,9 +108,12 @@ class Failures(unittest.TestCase):
         self.assertIn("exit 3", p.stdout)
         self.assertIn("futex failed on purpose", p.stdout)
         self.assertIn("no verdict", p.stdout)
-        summary = p.stdout.split("medians of other keys:")[0]   # the fairness key's table follows
+        summary, paired = p.stdout.split("paired by round")
         verdicts = [l.split(None, 8)[-1] for l in summary.splitlines() if l.startswith("futex")]
         self.assertEqual(verdicts, ["no verdict: 0 good runs"] * 2)
+        paired = paired.split("medians of other keys:")[0]   # the fairness key's table follows
+        verdicts = [l.split(None, 4)[-1] for l in paired.splitlines() if l.startswith("futex")]
+        self.assertEqual(verdicts, ["no verdict: 0 rounds with both"] * 2)
         glibc = next(l for l in p.stdout.splitlines() if l.startswith("glibc "))
         self.assertEqual(glibc.split()[1:4], ["3", "0", "100"])  # good, failed, median
 

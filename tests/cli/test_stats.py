@@ -74,5 +74,56 @@ class Verdicts(unittest.TestCase):
         self.assertGreater(high, low)
 
 
+class Paired(unittest.TestCase):
+    """stats.paired: the median of per-round ratios to the baseline."""
+
+    def test_round_to_round_drift_cancels(self):
+        # Every round twice as fast as the one before (load going away):
+        # unpaired the ranges overlap; in each round B is A x 1.1.
+        rounds = {i: {"A": 100.0 * 2 ** i, "B": 110.0 * 2 ** i} for i in range(7)}
+        b = row(stats.paired(rounds, ["A", "B"], False, 5), "B")
+        self.assertEqual(b["rounds"], 7)
+        self.assertAlmostEqual(b["ratio"], 1.1, places=9)
+        self.assertAlmostEqual(b["ci_low"], 1.1, places=9)
+        self.assertAlmostEqual(b["ci_high"], 1.1, places=9)
+        self.assertEqual(b["verdict"], "faster")
+        unpaired = row(stats.compare({"A": [r["A"] for r in rounds.values()],
+                                      "B": [r["B"] for r in rounds.values()]}, False, 5), "B")
+        self.assertEqual(unpaired["verdict"], stats.NO_DIFFERENCE)
+
+    def test_median_of_the_ratios_and_its_interval(self):
+        ratios = [0.8, 0.9, 1.0, 1.2, 1.3]
+        rounds = {i: {"A": 10.0, "B": 10.0 * q} for i, q in enumerate(ratios)}
+        b = row(stats.paired(rounds, ["A", "B"], False, 1), "B")
+        self.assertAlmostEqual(b["ratio"], 1.0, places=9)
+        self.assertTrue(0.8 <= b["ci_low"] <= 1.0 <= b["ci_high"] <= 1.3)
+        self.assertEqual(b["verdict"], stats.NO_DIFFERENCE)
+
+    def test_lower_is_better_turns_the_verdict(self):
+        rounds = {i: {"A": 2.0 + i, "B": (2.0 + i) * 0.5} for i in range(5)}
+        self.assertEqual(row(stats.paired(rounds, ["A", "B"], True, 1), "B")["verdict"], "faster")
+        self.assertEqual(row(stats.paired(rounds, ["A", "B"], False, 1), "B")["verdict"], "slower")
+
+    def test_only_rounds_with_both_count(self):
+        # Round 2 lost B's run, round 3 the baseline's, round 4's baseline is 0.
+        rounds = {0: {"A": 10.0, "B": 20.0, "C": 5.0}, 1: {"A": 10.0, "B": 20.0, "C": 5.0},
+                  2: {"A": 10.0, "C": 5.0}, 3: {"B": 1.0, "C": 5.0}, 4: {"A": 0.0, "B": 3.0}}
+        rows = stats.paired(rounds, ["A", "B", "C"], False, 2)
+        self.assertEqual([r["backend"] for r in rows], ["B", "C"])
+        self.assertEqual((row(rows, "B")["rounds"], row(rows, "B")["ratio"]), (2, 2.0))
+        self.assertEqual((row(rows, "C")["rounds"], row(rows, "C")["ratio"]), (3, 0.5))
+
+    def test_too_few_rounds_give_no_verdict(self):
+        rows = stats.paired({0: {"A": 1.0, "B": 2.0}, 1: {"A": 1.0}}, ["A", "B"], False, 1)
+        self.assertEqual(rows[0]["verdict"], "no verdict: 1 round with both")
+        self.assertIsNone(rows[0]["ratio"])
+        self.assertIsNone(rows[0]["ci_low"])
+
+    def test_seeded_and_repeatable(self):
+        rounds = {i: {"A": 100.0 + i, "B": 103.0 - i} for i in range(9)}
+        self.assertEqual(stats.paired(rounds, ["A", "B"], False, 4),
+                         stats.paired(rounds, ["A", "B"], False, 4))
+
+
 if __name__ == "__main__":
     unittest.main()

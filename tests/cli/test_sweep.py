@@ -56,6 +56,19 @@ class Sweep(unittest.TestCase):
         self.assertAlmostEqual(cell[(4, "futex")]["ratio"], 2.0, delta=0.03)
         self.assertEqual(cell[(4, "futex")]["verdict"], "faster")
 
+    def test_paired_by_round_per_thread_count(self):
+        with open(self.prefix + ".json") as f:
+            paired = json.load(f)["paired"]
+        self.assertEqual([(r["threads"], r["backend"], r["rounds"]) for r in paired],
+                         [(1, "futex", 2), (4, "futex", 2)])
+        for r in paired:
+            self.assertAlmostEqual(r["ratio"], 2.0, delta=0.03)
+            self.assertEqual(r["verdict"], "faster")
+        with open(self.prefix + ".md") as f:
+            md = f.read()
+        self.assertIn("paired by round", md)
+        self.assertRegex(md, r"\| 4 \| \d\.\d{3} \[[\d.]+, [\d.]+\] faster \|")
+
     def test_table(self):
         lines = self.p.stdout.splitlines()
         i = next(i for i, l in enumerate(lines) if l.startswith("median throughput"))
