@@ -13,7 +13,7 @@ verdict, "faster" or "slower" when the interval excludes 1.0, else "no clear
 difference".  Then the same comparison paired by round: the median of each
 run's ratio to the baseline's run of the same round, with its own interval
 and verdict (rounds resampled); it cancels load that changes between rounds,
-so on a shared machine its interval is the narrower one.
+so on a shared machine its interval is usually the narrower one.
 
 A run fails when it exits non-zero, times out, or its output lacks the
 metric; failed runs are listed with their stderr, never averaged in.  A
