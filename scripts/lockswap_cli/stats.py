@@ -40,11 +40,17 @@ def ratio_ci(base, other, rng, resamples=RESAMPLES, level=LEVEL):
     other = np.asarray(other, dtype=float)
     if base.size < MIN_RUNS or other.size < MIN_RUNS:
         return None
-    mb = np.median(base[rng.integers(0, base.size, (resamples, base.size))], axis=1)
-    mo = np.median(other[rng.integers(0, other.size, (resamples, other.size))], axis=1)
+    mb = resampled_medians(base, rng, resamples)
+    mo = resampled_medians(other, rng, resamples)
     if np.any(mb == 0):
         return None
     return middle(mo / mb, level)
+
+
+def resampled_medians(values, rng, resamples=RESAMPLES):
+    """The medians of `resamples` draws, with replacement, of as many of
+    `values` (a numpy array) as it holds."""
+    return np.median(values[rng.integers(0, values.size, (resamples, values.size))], axis=1)
 
 
 def middle(samples, level=LEVEL):
@@ -118,9 +124,7 @@ def paired(rounds, labels, lower_is_better, seed):
             row["verdict"] = f"no verdict: {ratios.size} round{'s' * (ratios.size != 1)} with both"
         else:
             rng = np.random.default_rng(seed + [i])
-            medians = np.median(ratios[rng.integers(0, ratios.size, (RESAMPLES, ratios.size))],
-                                axis=1)
-            low, high = middle(medians)
+            low, high = middle(resampled_medians(ratios, rng))
             row.update(ratio=float(np.median(ratios)), ci_low=low, ci_high=high,
                        verdict=verdict((low, high), lower_is_better))
         rows.append(row)
