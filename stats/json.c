@@ -522,5 +522,6 @@ void ls_stats_write_json(const struct ls_snap *s, struct ls_out *o, const char *
 		munmap(ix.map, ix.bytes);
 	stacks(o, used);
 	maps(o);
+	ls_stats_write_objects(o);
 	ls_out_put(o, "}\n");
 }

@@ -118,5 +118,8 @@ void ls_stats_write_text(const struct ls_snap *s, struct ls_out *o, const char *
 void ls_stats_write_json(const struct ls_snap *s, struct ls_out *o, const char *reason,
                          uint32_t seq);
 void ls_stats_write_folded(const struct ls_snap *s, struct ls_out *o);
+/* The JSON's "objects": each loaded object's path and GNU build ID
+ * (build_ids.c). */
+void ls_stats_write_objects(struct ls_out *o);
 
 #endif

@@ -11,7 +11,8 @@ sample carries labels naming its lock ("lock", "lock_id", and "mode" for
 an rwlock), for pprof's -tagfocus/-tags.
 
 Locations are the frames' runtime addresses, in mappings rebuilt from
-the file's /proc/self/maps; each has one line: its function's readable
+the file's /proc/self/maps (with the object's build ID, where the file
+lists it); each has one line: its function's readable
 name (symbolize.py: demangled, file:line from debug information).  A
 frame without a name gets a function named `?? (object+offset)`, and
 every mapping says it has functions, so pprof never symbolizes again
@@ -23,6 +24,7 @@ length-delimited fields, the only two wire types profile.proto uses);
 field numbers from profile.proto of github.com/google/pprof.
 """
 import gzip
+import os
 
 # profile.proto field numbers
 P_SAMPLE_TYPE, P_SAMPLE, P_MAPPING, P_LOCATION, P_FUNCTION, P_STRINGS = 1, 2, 3, 4, 5, 6
@@ -30,8 +32,8 @@ P_TIME, P_DURATION, P_PERIOD_TYPE, P_PERIOD, P_COMMENT, P_DEFAULT_TYPE = 9, 10, 
 VT_TYPE, VT_UNIT = 1, 2
 S_LOCATION, S_VALUE, S_LABEL = 1, 2, 3
 L_KEY, L_STR, L_NUM = 1, 2, 3
-M_ID, M_START, M_LIMIT, M_OFFSET, M_FILE, M_HAS_FUNCTIONS, M_HAS_FILES, M_HAS_LINES = \
-    1, 2, 3, 4, 5, 7, 8, 9
+M_ID, M_START, M_LIMIT, M_OFFSET, M_FILE, M_BUILD_ID, M_HAS_FUNCTIONS, M_HAS_FILES, \
+    M_HAS_LINES = 1, 2, 3, 4, 5, 6, 7, 8, 9
 LOC_ID, LOC_MAPPING, LOC_ADDRESS, LOC_LINE = 1, 2, 3, 4
 LINE_FUNCTION, LINE_LINE = 1, 2
 F_ID, F_NAME, F_SYSTEM_NAME, F_FILE = 1, 2, 3, 4
@@ -75,20 +77,40 @@ class Strings:
 
 
 def parse_maps(lines):
-    """{path: (start, limit, file offset)} over each file's mapped ranges."""
-    out = {}
+    """{path: (start, limit, file offset)}: for each file, the run of
+    adjoining ranges of /proc/self/maps (one line ending where the next
+    starts) that maps it and holds its code (an executable line), from the
+    run's first line.  Only that run: the library maps a file once more,
+    read-only, while it reads the file's symbols in a dump
+    (stats/symbols.c), and that copy can lie just below the loader's."""
+    runs = {}  # path -> [[start, limit, offset, executable], ...]
     for line in lines:
         parts = line.split(None, 5)
         if len(parts) < 6 or not parts[5].startswith("/"):
             continue
         lo, hi = (int(x, 16) for x in parts[0].split("-"))
-        path, offset = parts[5].strip(), int(parts[2], 16)
-        if path in out:
-            s, l, o = out[path]
-            out[path] = (min(s, lo), max(l, hi), o if s <= lo else offset)
+        path, offset, code = parts[5].strip(), int(parts[2], 16), "x" in parts[1]
+        last = runs.get(path, [None])[-1]
+        if last and last[1] == lo:
+            last[1], last[3] = hi, last[3] or code
         else:
-            out[path] = (lo, hi, offset)
-    return out
+            runs.setdefault(path, []).append([lo, hi, offset, code])
+    return {path: tuple(next((r for r in rs if r[3]), rs[0])[:3]) for path, rs in runs.items()}
+
+
+def find_mapping(maps, path):
+    """PATH's range in MAPS, also where the frames name it by another path
+    than /proc/self/maps does (the loader's /lib/x86_64-linux-gnu/libc.so.6,
+    the kernel's /usr/lib/x86_64-linux-gnu/libc.so.6 on a merged-/usr
+    system; a soname link, the kernel's its target): then PATH's real path
+    on this machine, else the one mapped file of the same name; else zeros."""
+    if path in maps:
+        return maps[path]
+    real = os.path.realpath(path)  # a soname link, where this machine has the same files
+    if real in maps:
+        return maps[real]
+    same = [p for p in maps if os.path.basename(p) == os.path.basename(path)]
+    return maps[same[0]] if len(same) == 1 else (0, 0, 0)
 
 
 def source_line(frame):
@@ -103,16 +125,22 @@ def build(doc, holders, frame_name, scale_of, lock_label):
     maps = parse_maps(doc.get("maps", []))
     mappings, locations, functions = {}, {}, {}
     body = bytearray()
+    # Build IDs by the path the frames resolve to (the program's frames
+    # say /proc/self/exe, stats_file's "_object" the program's path).
+    build_ids = {(doc.get("program") if o.get("path") == "/proc/self/exe" else o.get("path")):
+           o.get("build_id") for o in doc.get("objects", []) if isinstance(o, dict)}
 
     def mapping_id(frame):
         path = frame.get("_object") or frame.get("object") or ""
         if path not in mappings:
-            start, limit, offset = maps.get(path, (0, 0, 0))
+            start, limit, offset = find_mapping(maps, path)
             mid = len(mappings) + 1
             mappings[path] = mid
             body.extend(f_bytes(P_MAPPING, f_int(M_ID, mid) + f_int(M_START, start) +
                                 f_int(M_LIMIT, limit) + f_int(M_OFFSET, offset) +
-                                f_int(M_FILE, st(path)) + f_int(M_HAS_FUNCTIONS, 1) +
+                                f_int(M_FILE, st(path)) +
+                                (f_int(M_BUILD_ID, st(build_ids[path])) if build_ids.get(path) else b"") +
+                                f_int(M_HAS_FUNCTIONS, 1) +
                                 f_int(M_HAS_FILES, 1) + f_int(M_HAS_LINES, 1)))
         return mappings[path]
 

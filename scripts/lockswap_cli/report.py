@@ -8,6 +8,7 @@ from .output import text_table
 from . import by_arm
 from . import plot as plots
 from . import pprof
+from . import symbolize
 from .measure import natural_int
 # Reading a statistics file is stats_file's; the names stay here too.
 from .stats_file import (SCHEMA, SCHEMA_VERSION, condvars, fmt_ns, frame_full_name,  # noqa: F401
@@ -48,6 +49,10 @@ def add_arguments(parser):
                         help="with --folded or --pprof: the holders' stacks instead of the "
                              "waiters'")
     parser.add_argument("--plot", metavar="PNG", help="write the wait-time histograms of the top locks")
+    parser.add_argument("--debug-dir", action="append", default=[], metavar="DIR",
+                        help="separate debug information for file:line, as DIR/.build-id/xx/"
+                             "rest.debug (repeatable; searched before /usr/lib/debug and "
+                             "debuginfod's cache)")
     fleet = parser.add_argument_group(
         "fleet comparison", "--by-arm: many processes' files grouped by their arm (LOCKSWAP_ARMS)\n"
         "or backend; see docs/fleet.md.")
@@ -266,6 +271,10 @@ FLEET_ONLY = ("baseline", "metric", "lower_is_better", "out")
 def main(args):
     if args.top < 1:
         raise UsageError("--top must be at least 1")
+    for d in args.debug_dir:
+        if not os.path.isdir(d):
+            raise UsageError(f"--debug-dir {d}: not a directory")
+    symbolize.set_debug_dirs(args.debug_dir)
     if args.by_arm:
         if args.folded or args.pprof or args.plot or args.by != "lock":
             raise UsageError("--by-arm takes none of --by, --folded, --pprof, --plot (see --out)")

@@ -15,14 +15,27 @@
   nearest symbol of the file, which in a stripped library can be another
   function.  Its answer is only used when it comes with a line, i.e. from
   debug information; a frame the library could not name stays unknown.
+- The file that ran: the statistics file lists each loaded object's GNU
+  build ID ("objects", written by the library from the notes in memory).
+  An object on disk with another ID (rebuilt or upgraded since the run) or
+  none is not looked up: its frames keep object+offset, with one note on
+  stderr, rather than lines of other code.
+- Separate debug information, found by that ID: `--debug-dir DIR`'s
+  DIR/.build-id/xx/rest.debug, then /usr/lib/debug's (where Debian's
+  -dbgsym packages put it), then debuginfod's cache
+  (DEBUGINFOD_CACHE_PATH, else ~/.cache/debuginfod_client/ID/debuginfo).
+  It gives a stripped library its lines, and the object itself need not
+  be on this machine.
 
 Without binutils the frames keep what the file has (one note on stderr).
 The file's "program" is the object of frames written as /proc/self/exe.
-The objects must be the files that ran: a rebuilt program gives wrong
-lines (the report cannot tell).
+A file written before the library listed the objects has no IDs: its
+objects are looked up as they are on disk (a rebuilt program then gives
+wrong lines; the report cannot tell).
 """
 import os
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -30,6 +43,16 @@ TIMEOUT = 60
 _lines = {}       # (object, offset) -> (function, "file:line") or None
 _demangled = {}   # mangled -> readable
 _warned = set()
+_debug_dirs = []  # --debug-dir, searched before the system's
+SYSTEM_DEBUG_DIR = "/usr/lib/debug"
+NT_GNU_BUILD_ID = 3
+SHT_NOTE = 7
+PT_NOTE = 4
+
+
+def set_debug_dirs(dirs):
+    """The folders of --debug-dir (each holding .build-id/xx/rest.debug)."""
+    _debug_dirs[:] = list(dirs or [])
 
 
 def _warn_once(tool):
@@ -90,6 +113,111 @@ def _known(location):
     return bool(path) and not path.startswith("??") and line.split(" ")[0] not in ("", "?", "0")
 
 
+def _notes_build_id(data, little):
+    """The GNU build ID (hex) among the ELF notes in DATA, else None."""
+    end = "<" if little else ">"
+    at = 0
+    while at + 12 <= len(data):
+        namesz, descsz, kind = struct.unpack_from(end + "III", data, at)
+        name_at = at + 12
+        desc_at = name_at + ((namesz + 3) & ~3)
+        nxt = desc_at + ((descsz + 3) & ~3)
+        if nxt > len(data):
+            return None
+        if kind == NT_GNU_BUILD_ID and data[name_at:name_at + namesz] == b"GNU\0" and descsz:
+            return data[desc_at:desc_at + descsz].hex()
+        at = nxt
+    return None
+
+
+def file_build_id(path):
+    """The GNU build ID of the ELF file at PATH (hex, as readelf -n prints
+    it), or None: not ELF, not readable, or no ID.  From its note sections,
+    else (section headers stripped) its note segments."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+            if len(head) < 52 or head[:4] != b"\x7fELF" or head[4] not in (1, 2):
+                return None
+            wide, little = head[4] == 2, head[5] == 1
+            e = "<" if little else ">"
+            if wide:
+                phoff, shoff = struct.unpack_from(e + "QQ", head, 32)
+                phentsize, phnum, shentsize, shnum = struct.unpack_from(e + "HHHH", head, 54)
+            else:
+                phoff, shoff = struct.unpack_from(e + "II", head, 28)
+                phentsize, phnum, shentsize, shnum = struct.unpack_from(e + "HHHH", head, 42)
+            places = []  # (offset, size) of note sections, then of note segments
+            for i in range(shnum if shoff else 0):
+                f.seek(shoff + i * shentsize)
+                sh = f.read(shentsize)
+                if wide and len(sh) >= 40:
+                    kind, = struct.unpack_from(e + "I", sh, 4)
+                    off, size = struct.unpack_from(e + "QQ", sh, 24)
+                elif not wide and len(sh) >= 24:
+                    kind, = struct.unpack_from(e + "I", sh, 4)
+                    off, size = struct.unpack_from(e + "II", sh, 16)
+                else:
+                    continue
+                if kind == SHT_NOTE:
+                    places.append((off, size))
+            for i in range(phnum if phoff and not places else 0):
+                f.seek(phoff + i * phentsize)
+                ph = f.read(phentsize)
+                if len(ph) < (56 if wide else 32):
+                    continue
+                kind, = struct.unpack_from(e + "I", ph, 0)
+                off, size = (struct.unpack_from(e + "Q", ph, 8)[0], struct.unpack_from(e + "Q", ph, 32)[0]) \
+                    if wide else (struct.unpack_from(e + "I", ph, 4)[0], struct.unpack_from(e + "I", ph, 16)[0])
+                if kind == PT_NOTE:
+                    places.append((off, size))
+            for off, size in places:
+                if size > 1 << 20:
+                    continue
+                f.seek(off)
+                found = _notes_build_id(f.read(size), little)
+                if found:
+                    return found
+    except OSError:
+        return None
+    return None
+
+
+def debug_file(build_id):
+    """The separate debug information of the object with BUILD_ID: in
+    --debug-dir's folders, /usr/lib/debug, debuginfod's cache; or None."""
+    if not build_id or len(build_id) < 4:
+        return None
+    rel = os.path.join(".build-id", build_id[:2], build_id[2:] + ".debug")
+    cands = [os.path.join(d, rel) for d in _debug_dirs + [SYSTEM_DEBUG_DIR]]
+    cache = os.environ.get("DEBUGINFOD_CACHE_PATH") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "debuginfod_client")
+    cands.append(os.path.join(cache, build_id, "debuginfo"))
+    return next((c for c in cands if os.path.isfile(c) and os.access(c, os.R_OK)), None)
+
+
+def lookup_file(obj, recorded):
+    """Where to look up lines for frames of OBJ, whose build ID in the run
+    was RECORDED (None: the file did not say): its separate debug file,
+    else OBJ itself if it is the file that ran, else None (with a note)."""
+    if not recorded:
+        return obj
+    found = debug_file(recorded)
+    if found:
+        return found
+    on_disk = file_build_id(obj) if os.path.isfile(obj) else None
+    if on_disk == recorded:
+        return obj
+    if os.path.isabs(obj) and obj not in _warned:
+        _warned.add(obj)
+        now = f"{on_disk} on disk" if on_disk else ("none on disk" if os.path.exists(obj)
+                                                    else "the file is not on this machine")
+        print(f"lockswap report: {obj} is not the file that ran (build ID {recorded} in the "
+              f"run, {now}): no file:line for its frames (their names and object+offset stay)",
+              file=sys.stderr)
+    return None
+
+
 def source_lines(obj, offsets):
     """{offset: (function, "file:line")} for the return addresses at OFFSETS
     (ints) of OBJ, where its debug information knows them."""
@@ -142,8 +270,13 @@ def annotate(doc):
             f["_object"] = obj
         if obj and f.get("offset"):
             by_obj.setdefault(obj, []).append(f)
+    ids = {o.get("path"): o.get("build_id") for o in doc.get("objects", [])
+           if isinstance(o, dict)}
     for obj, fs in by_obj.items():
-        found = source_lines(obj, [int(f["offset"], 16) for f in fs])
+        target = lookup_file(obj, ids.get(fs[0].get("object")))
+        if target is None:
+            continue
+        found = source_lines(target, [int(f["offset"], 16) for f in fs])
         for f in fs:
             hit = found.get(int(f["offset"], 16))
             if hit:

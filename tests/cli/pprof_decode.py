@@ -77,6 +77,7 @@ def decode(path):
     for raw in p.get(3, []):
         m = fields(raw)
         mappings[one(m, 1)] = {"start": one(m, 2), "limit": one(m, 3), "file": s[one(m, 5)],
+                               "build_id": s[one(m, 6)] if 6 in m else None,
                                "has_functions": bool(one(m, 7))}
     samples = []
     for raw in p.get(2, []):

@@ -68,6 +68,31 @@ class Pprof(CliAssertions, unittest.TestCase):
         for loc in prof["locations"].values():
             self.assertTrue(m["start"] <= loc["address"] < m["limit"])
 
+    def test_mappings_from_the_loaders_lines(self):
+        from lockswap_cli import pprof
+        maps = ["5622e797c000-5622e7980000 r--p 00000000 fe:00 5 /srv/prog",
+                "5622e7984000-5622e7986000 r--p 00000000 fe:00 5 /srv/prog",
+                "5622e7986000-5622e7987000 r-xp 00002000 fe:00 5 /srv/prog",
+                "5622e7987000-5622e7989000 r--p 00003000 fe:00 5 /srv/prog",
+                "5622e7989000-5622e798a000 rw-p 00004000 fe:00 5 /srv/prog",
+                "5622e798a000-5622e798b000 rw-p 00000000 00:00 0 [heap]",
+                "7fe216dc1000-7fe216f98000 r--p 00000000 fe:00 7 /usr/lib/x86_64-linux-gnu/libc.so.6",
+                "7fe216f98000-7fe216fbe000 r--p 00000000 fe:00 5 /srv/prog",
+                "7fe230ffe000-7fe231024000 r--p 00000000 fe:00 7 /usr/lib/x86_64-linux-gnu/libc.so.6",
+                "7fe231024000-7fe23117a000 r-xp 00026000 fe:00 7 /usr/lib/x86_64-linux-gnu/libc.so.6",
+                "7fe23117a000-7fe2311cd000 r--p 0017c000 fe:00 7 /usr/lib/x86_64-linux-gnu/libc.so.6",
+                "7fe2311cd000-7fe2311d1000 r--p 001cf000 fe:00 7 /usr/lib/x86_64-linux-gnu/libc.so.6",
+                "7fe2311d1000-7fe2311d3000 rw-p 001d3000 fe:00 7 /usr/lib/x86_64-linux-gnu/libc.so.6"]
+        got = pprof.parse_maps(maps)
+        # The loader's runs, not the read-only copies a dump maps (stats/symbols.c),
+        # also where a copy lies just below them.
+        self.assertEqual(got["/srv/prog"], (0x5622e7984000, 0x5622e798a000, 0))
+        libc = (0x7fe230ffe000, 0x7fe2311d3000, 0)
+        self.assertEqual(got["/usr/lib/x86_64-linux-gnu/libc.so.6"], libc)
+        # The loader names libc by its /lib path: found by its file name.
+        self.assertEqual(pprof.find_mapping(got, "/lib/x86_64-linux-gnu/libc.so.6"), libc)
+        self.assertEqual(pprof.find_mapping(got, "/lib/libnone.so"), (0, 0, 0))
+
     def test_summary_mode_scales_to_the_estimated_totals(self):
         doc = profile()
         doc["mode"], doc["sample"] = "summary", 16
@@ -133,6 +158,9 @@ class Pprof(CliAssertions, unittest.TestCase):
         self.assertFalse(funcs & set(names.WRONG), funcs)
         self.assertFalse([f for f in funcs if f.startswith("_Z")])
         self.assertEqual(prof["mappings"][1]["file"], doc["program"])
+        ids = {o["path"]: o["build_id"] for o in doc["objects"]}
+        self.assertRegex(ids["/proc/self/exe"], "^[0-9a-f]{16,}$")
+        self.assertEqual(prof["mappings"][1]["build_id"], ids["/proc/self/exe"])
 
     def test_go_tool_pprof_reads_it(self):
         if not GO:

@@ -183,5 +183,41 @@ class Report(CliAssertions, unittest.TestCase):
         self.assertIn("contend_worker", p.stdout)
 
 
+class BuildIds(unittest.TestCase):
+    """symbolize.file_build_id, the CLI's own ELF note reader, against
+    binutils' readelf -n on the machine's files: the report refuses a
+    file whose ID differs from the run's, so a misread ID would cost
+    every frame its line (tests/stats names.py runs the whole path)."""
+
+    def readelf(self, path):
+        p = subprocess.run(["readelf", "-n", path], capture_output=True, text=True)
+        found = [line.split(":", 1)[1].strip() for line in p.stdout.splitlines()
+                 if "Build ID:" in line]
+        return found[0] if found else None
+
+    def test_matches_readelf(self):
+        from lockswap_cli import symbolize
+        paths = [LIB, sys.executable, "/bin/sh"]
+        paths += [os.path.join(d, f) for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu")
+                  for f in ("libc.so.6", "libgcc_s.so.1") if os.path.exists(os.path.join(d, f))]
+        checked = 0
+        for path in paths:
+            want = self.readelf(os.path.realpath(path))
+            if want is None:
+                continue
+            self.assertEqual(symbolize.file_build_id(path), want, path)
+            checked += 1
+        self.assertGreaterEqual(checked, 2)
+
+    def test_not_elf_or_missing(self):
+        from lockswap_cli import symbolize
+        with tempfile.NamedTemporaryFile(suffix=".so") as f:
+            f.write(b"\x7fELF not really an ELF file")
+            f.flush()
+            self.assertIsNone(symbolize.file_build_id(f.name))
+        self.assertIsNone(symbolize.file_build_id(os.path.join(REPO, "README.md")))
+        self.assertIsNone(symbolize.file_build_id("/nonexistent/libx.so"))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -19,13 +19,21 @@ SHORT = "shop::cart::Basket::add(...)"
 WRONG = ("stripped_contend", "stripped_version")  # the exported neighbours
 
 
-def site_line(repo):
-    """The line of stats_names.cc that takes the lock (marked in the source)."""
-    with open(os.path.join(repo, "tests", "preload", "stats_names.cc")) as f:
+def site_line(repo, source=("tests", "preload", "stats_names.cc")):
+    """The line of a test program that takes the lock (marked in the source)."""
+    with open(os.path.join(repo, *source)) as f:
         for n, line in enumerate(f, 1):
-            if "// the site of the test" in line:
+            if "the site of the test" in line:
                 return n
     return None
+
+
+def readelf_build_id(path):
+    """The GNU build ID as binutils' readelf prints it (the check does not
+    share the CLI's ELF reader)."""
+    p = subprocess.run(["readelf", "-n", path], capture_output=True, text=True)
+    m = re.search(r"Build ID: ([0-9a-f]+)", p.stdout)
+    return m.group(1) if m else None
 
 
 def all_frames(doc):
@@ -97,8 +105,11 @@ def test_names(run, env, valid, run_report, repo, prog_dir, tmp):
     r = run_report([jpath, "--by", "site"])
     report(r.returncode == 0 and want in r.stdout, "names: lockswap report --by site too",
            r.stdout[-600:])
-    # A file written by an older lockswap: mangled names, demangled by the CLI.
+    test_build_ids(doc, jpath, want, off, stripped, run_report, repo, prog_dir, tmp)
+    # A file written by an older lockswap: mangled names, demangled by the
+    # CLI, and no build IDs (its objects are read as they are on disk).
     old = json.loads(open(jpath).read().replace(json.dumps(FULL), json.dumps(MANGLED)))
+    old.pop("objects", None)
     opath = os.path.join(tmp, "old.json")
     with open(opath, "w") as f:
         json.dump(old, f)
@@ -110,3 +121,50 @@ def test_names(run, env, valid, run_report, repo, prog_dir, tmp):
     cli = open(os.path.join(tmp, "cli.folded")).read() if r.returncode == 0 else ""
     report(f";{SHORT};" in cli and MANGLED not in cli and not any(w in cli for w in WRONG),
            "names: lockswap report --folded names the frames the same way", cli[:400])
+
+
+def test_build_ids(doc, jpath, want, off, stripped, run_report, repo, prog_dir, tmp):
+    """The JSON's build IDs (stats/build_ids.c), and what lockswap report
+    does with them: the stripped library's lines from its separate debug
+    file (mk/names.mk puts it under build/preload-debug/.build-id), and no
+    lines from a program that is not the file that ran."""
+    ids = {o["path"]: o["build_id"] for o in doc.get("objects", [])}
+    lib = os.path.join(repo, "liblockswap.so")
+    prog = doc["program"]
+    expect = {"/proc/self/exe": readelf_build_id(prog), stripped: readelf_build_id(stripped),
+              lib: readelf_build_id(lib)}
+    report(all(expect.values()) and all(ids.get(k) == v for k, v in expect.items()),
+           "names: the JSON's objects give the program's, the stripped library's and "
+           "liblockswap.so's build IDs as readelf -n prints them",
+           {k: (ids.get(k), v) for k, v in expect.items()})
+    debug = os.path.join(os.path.dirname(prog_dir), "preload-debug")
+    line = site_line(repo, ("tests", "preload", "names", "stripped.c"))
+    hidden = f"hidden_work (stripped.c:{line})"
+    r = run_report([jpath, "--debug-dir", debug])
+    report(r.returncode == 0 and hidden in r.stdout and want in r.stdout and
+           f"?? (libstripped.so+{off})" not in r.stdout and not any(w in r.stdout for w in WRONG),
+           f"names: lockswap report --debug-dir names the stripped library's site {hidden!r} "
+           "from its separate debug file (found by build ID)", r.stdout[-800:] + r.stderr[-300:])
+    r = run_report([jpath, "--debug-dir", debug, "--by", "site"])
+    report(r.returncode == 0 and hidden in r.stdout, "names: --debug-dir in --by site too",
+           r.stdout[-600:])
+    # The program rebuilt since the run: its recorded ID no longer matches.
+    moved = json.loads(open(jpath).read())
+    for o in moved["objects"]:
+        if o["path"] == "/proc/self/exe":
+            o["build_id"] = "00" * 20
+    mpath = os.path.join(tmp, "rebuilt.json")
+    with open(mpath, "w") as f:
+        json.dump(moved, f)
+    r = run_report([mpath])
+    report(r.returncode == 0 and SHORT in r.stdout and want not in r.stdout and
+           "stats_names.cc:" not in r.stdout and
+           f"{prog} is not the file that ran (build ID {'00' * 20} in the run, "
+           f"{expect['/proc/self/exe']} on disk)" in r.stderr,
+           "names: a program whose build ID differs from the run's gets no file:line, its "
+           "name stays, and stderr says why", r.stdout[-500:] + r.stderr[-400:])
+    r = run_report([jpath, "--debug-dir", os.path.join(tmp, "no-such-dir")])
+    report(r.returncode == 2 and "--debug-dir" in r.stderr and "not a directory" in r.stderr
+           and len(r.stderr.strip().splitlines()) == 1,
+           "names: --debug-dir of a missing folder is a one-line usage error (exit 2)",
+           r.stderr[-300:])

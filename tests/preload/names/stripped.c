@@ -31,7 +31,7 @@ void stripped_contend(int threads, long rounds)
 
 static __attribute__((noinline)) void hidden_work(void)
 {
-	pthread_mutex_lock(&hidden_lock);
+	pthread_mutex_lock(&hidden_lock); /* the site of the test (tests/stats/names.py) */
 	for (volatile int spin = 0; spin < 200; spin++)
 		;
 	hidden_counter++;
