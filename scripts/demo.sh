@@ -1,7 +1,8 @@
 #!/bin/bash
 # demo.sh - build lockswap, then A/B-test its lock backends on real programs:
-# MutexBench at 2, 8 and 32 threads, LevelDB's readrandom, and a small
-# thread-count sweep with plots.  Everything lands in out/demo/.
+# MutexBench at 2, 8 and 32 threads, LevelDB's readrandom, a contention
+# profile of LevelDB, and a small thread-count sweep with plots.
+# Everything lands in out/demo/.
 #
 #   bash scripts/demo.sh            (from a fresh clone; as root it installs
 #                                    the Debian packages it needs)
@@ -105,7 +106,7 @@ if [ ${#LEFT_OUT[@]} -gt 0 ]; then
 fi
 k=${#CHOSEN[@]}
 est=$(awk -v k="$k" -v r="$RUNS" -v s="$SECS" \
-	'BEGIN { printf "%d", k * (r + 1) * (3 * (s + 0.05) + s + 0.5) + 4 * k * 3 * (s / 2 + 0.05) }')
+	'BEGIN { printf "%d", k * (r + 1) * (3 * (s + 0.05) + s + 0.5) + 4 * k * 3 * (s / 2 + 0.05) + s + 2 }')
 echo "about $est s of runs on an idle machine; more on a busy one"
 
 mkdir -p "$OUT" || die "cannot create $OUT"
@@ -122,6 +123,20 @@ say "LevelDB readrandom, 8 threads: ops/s"
 "${AB[@]}" --json-key ops_per_sec --extra-key min_share --out "$OUT/leveldb-readrandom" -- \
 	build/bench/leveldb_bench --benchmarks readrandom --threads 8 --num 50000 \
 	--seconds "$SECS" --json || STATUS=1
+
+say "LevelDB readrandom, 8 threads: which locks are contended, and from where (LOCKSWAP_STATS=summary)"
+PROFILE="$OUT/leveldb-profile"
+if LOCKSWAP_STATS=summary LOCKSWAP_STATS_TOP=0 LOCKSWAP_STATS_FILE="$PROFILE.json" \
+	LD_PRELOAD="$PWD/liblockswap.so" build/bench/leveldb_bench --benchmarks readrandom \
+	--threads 8 --num 50000 --seconds "$SECS" >/dev/null; then
+	"${LOCKSWAP[@]}" report "$PROFILE.json" --top 3 | tee "$PROFILE.txt" &&
+		"${LOCKSWAP[@]}" report "$PROFILE.json" --by site --top 5 | tee -a "$PROFILE.txt" &&
+		"${LOCKSWAP[@]}" report "$PROFILE.json" --pprof "$PROFILE.pb.gz" >/dev/null &&
+		echo "pprof: go tool pprof -top $PROFILE.pb.gz" || STATUS=1
+else
+	echo "demo: the profiled LevelDB run failed" >&2
+	STATUS=1
+fi
 
 say "sweep: MutexBench over 1, 2, 4, 8 threads"
 "${LOCKSWAP[@]}" sweep "${B[@]}" --threads 1,2,4,8 --runs 3 --timeout 60 \
@@ -140,6 +155,8 @@ say "sweep: MutexBench over 1, 2, 4, 8 threads"
 	done
 	[ -f "$OUT/sweep-throughput.png" ] && printf '\n![throughput](sweep-throughput.png)\n'
 	[ -f "$OUT/sweep-fairness.png" ] && printf '\n![fairness](sweep-fairness.png)\n'
+	[ -f "$PROFILE.txt" ] && printf '\n## LevelDB readrandom, 8 threads: contention profile\n\n```\n%s\n```\n' \
+		"$(cat "$PROFILE.txt")"
 } >"$OUT/summary.md"
 
 say "results"

@@ -265,6 +265,10 @@ def plot(docs, path, top):
     plots.save(plt, fig, path)
 
 
+UNKNOWN_NOTE = ("?? (object+offset): no symbol of the object covers that address (a stripped "
+                "library); its separate debug information names it: install its -dbgsym "
+                "package (/usr/lib/debug), or give --debug-dir DIR")
+
 FLEET_ONLY = ("baseline", "metric", "lower_is_better", "out")
 
 
@@ -304,4 +308,7 @@ def main(args):
     print(header(doc))
     print()
     print(body)
+    if "?? (" in body:
+        print()
+        print(UNKNOWN_NOTE)
     return 0
