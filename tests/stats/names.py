@@ -145,6 +145,12 @@ def test_build_ids(doc, jpath, want, off, stripped, run_report, repo, prog_dir, 
            f"?? (libstripped.so+{off})" not in r.stdout and not any(w in r.stdout for w in WRONG),
            f"names: lockswap report --debug-dir names the stripped library's site {hidden!r} "
            "from its separate debug file (found by build ID)", r.stdout[-800:] + r.stderr[-300:])
+    named = r.stdout
+    r = run_report([jpath, "--by", "site"])
+    report(r.returncode == 0 and "?? (object+offset): no symbol" in r.stdout and
+           "--debug-dir" in r.stdout and "?? (object+offset)" not in named,
+           "names: a report with unknown frames ends with how to name them, one whose "
+           "frames are all named does not", r.stdout[-400:])
     r = run_report([jpath, "--debug-dir", debug, "--by", "site"])
     report(r.returncode == 0 and hidden in r.stdout, "names: --debug-dir in --by site too",
            r.stdout[-600:])
