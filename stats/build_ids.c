@@ -22,17 +22,22 @@
 
 #include "report.h"
 
-/* A note's name and descriptor are padded to 4 bytes (the ELF gABI; GNU
- * notes in 64-bit objects use 4 too). */
-#define NOTE_ALIGN(n) (((n) + 3u) & ~(size_t)3u)
+/* A note's name and descriptor are padded to the segment's alignment: 4
+ * bytes (the build ID's segment), or 8 (x86-64's .note.gnu.property
+ * segment, whose notes follow the 8-byte rule). */
+static size_t padded(size_t n, size_t align)
+{
+	return (n + align - 1) & ~(align - 1);
+}
 
-/* The build ID among the notes of [p, end), or NULL (its length in *len). */
+/* The build ID among the notes of [p, end), padded to `align`, or NULL
+ * (its length in *len). */
 static const unsigned char *build_id_in(const unsigned char *p, const unsigned char *end,
-                                        size_t *len)
+                                        size_t align, size_t *len)
 {
 	while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
 		const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)(const void *)p;
-		size_t name = NOTE_ALIGN(n->n_namesz), desc = NOTE_ALIGN(n->n_descsz);
+		size_t name = padded(n->n_namesz, align), desc = padded(n->n_descsz, align);
 		const unsigned char *body = p + sizeof *n;
 		if (name > (size_t)(end - body) || desc > (size_t)(end - body) - name)
 			return NULL; /* a malformed note: stop rather than read past */
@@ -62,7 +67,7 @@ static int one_object(struct dl_phdr_info *info, size_t size, void *arg)
 		if (ph->p_type != PT_NOTE)
 			continue;
 		const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
-		id = build_id_in(p, p + ph->p_memsz, &len);
+		id = build_id_in(p, p + ph->p_memsz, ph->p_align == 8 ? 8 : 4, &len);
 	}
 	if (!id || !len)
 		return 0;

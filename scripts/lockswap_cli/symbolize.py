@@ -113,21 +113,42 @@ def _known(location):
     return bool(path) and not path.startswith("??") and line.split(" ")[0] not in ("", "?", "0")
 
 
-def _notes_build_id(data, little):
-    """The GNU build ID (hex) among the ELF notes in DATA, else None."""
-    end = "<" if little else ">"
+def _notes_build_id(data, little, align):
+    """The GNU build ID (hex) among the ELF notes in DATA, padded to ALIGN
+    (4, or 8 in a section or segment aligned to 8), else None."""
+    e = "<" if little else ">"
+    pad = (lambda n: (n + 7) & ~7) if align == 8 else (lambda n: (n + 3) & ~3)
     at = 0
     while at + 12 <= len(data):
-        namesz, descsz, kind = struct.unpack_from(end + "III", data, at)
+        namesz, descsz, kind = struct.unpack_from(e + "III", data, at)
         name_at = at + 12
-        desc_at = name_at + ((namesz + 3) & ~3)
-        nxt = desc_at + ((descsz + 3) & ~3)
+        desc_at = name_at + pad(namesz)
+        nxt = desc_at + pad(descsz)
         if nxt > len(data):
             return None
         if kind == NT_GNU_BUILD_ID and data[name_at:name_at + namesz] == b"GNU\0" and descsz:
             return data[desc_at:desc_at + descsz].hex()
         at = nxt
     return None
+
+
+# The ELF headers read here, by class (64-bit or not): the file header's
+# (phoff, shoff) and (phentsize, phnum, shentsize, shnum) with their
+# offsets; a section header (type, offset, size, alignment at indexes 1,
+# 4, 5, 8); a program header (type, offset, size, alignment).
+_FILE_HEADER = {False: ("II", 28, "HHHH", 42), True: ("QQ", 32, "HHHH", 54)}
+_SECTION = {False: "IIIIIIIIII", True: "IIQQQQIIQQ"}
+_SEGMENT = {False: "IIIIIIII", True: "IIQQQQQQ"}
+
+
+def _section_note(h):
+    return (h[4], h[5], h[8]) if h[1] == SHT_NOTE else None
+
+
+def _segment_note(h, wide):
+    if h[0] != PT_NOTE:
+        return None
+    return (h[2], h[5], h[7]) if wide else (h[1], h[4], h[7])  # offset, file size, align
 
 
 def file_build_id(path):
@@ -141,44 +162,31 @@ def file_build_id(path):
                 return None
             wide, little = head[4] == 2, head[5] == 1
             e = "<" if little else ">"
-            if wide:
-                phoff, shoff = struct.unpack_from(e + "QQ", head, 32)
-                phentsize, phnum, shentsize, shnum = struct.unpack_from(e + "HHHH", head, 54)
-            else:
-                phoff, shoff = struct.unpack_from(e + "II", head, 28)
-                phentsize, phnum, shentsize, shnum = struct.unpack_from(e + "HHHH", head, 42)
-            places = []  # (offset, size) of note sections, then of note segments
-            for i in range(shnum if shoff else 0):
-                f.seek(shoff + i * shentsize)
-                sh = f.read(shentsize)
-                if wide and len(sh) >= 40:
-                    kind, = struct.unpack_from(e + "I", sh, 4)
-                    off, size = struct.unpack_from(e + "QQ", sh, 24)
-                elif not wide and len(sh) >= 24:
-                    kind, = struct.unpack_from(e + "I", sh, 4)
-                    off, size = struct.unpack_from(e + "II", sh, 16)
-                else:
-                    continue
-                if kind == SHT_NOTE:
-                    places.append((off, size))
-            for i in range(phnum if phoff and not places else 0):
-                f.seek(phoff + i * phentsize)
-                ph = f.read(phentsize)
-                if len(ph) < (56 if wide else 32):
-                    continue
-                kind, = struct.unpack_from(e + "I", ph, 0)
-                off, size = (struct.unpack_from(e + "Q", ph, 8)[0], struct.unpack_from(e + "Q", ph, 32)[0]) \
-                    if wide else (struct.unpack_from(e + "I", ph, 4)[0], struct.unpack_from(e + "I", ph, 16)[0])
-                if kind == PT_NOTE:
-                    places.append((off, size))
-            for off, size in places:
+            offs, at, sizes, at2 = _FILE_HEADER[wide]
+            phoff, shoff = struct.unpack_from(e + offs, head, at)
+            phentsize, phnum, shentsize, shnum = struct.unpack_from(e + sizes, head, at2)
+
+            def headers(table, count, entsize, fmt):
+                need = struct.calcsize(e + fmt)
+                for i in range(count if table and entsize >= need else 0):
+                    f.seek(table + i * entsize)
+                    raw = f.read(need)
+                    if len(raw) == need:
+                        yield struct.unpack(e + fmt, raw)
+
+            places = [n for n in (_section_note(h) for h in
+                                  headers(shoff, shnum, shentsize, _SECTION[wide])) if n]
+            if not places:
+                places = [n for n in (_segment_note(h, wide) for h in
+                                      headers(phoff, phnum, phentsize, _SEGMENT[wide])) if n]
+            for off, size, align in places:
                 if size > 1 << 20:
                     continue
                 f.seek(off)
-                found = _notes_build_id(f.read(size), little)
+                found = _notes_build_id(f.read(size), little, align)
                 if found:
                     return found
-    except OSError:
+    except (OSError, struct.error):
         return None
     return None
 

@@ -209,6 +209,18 @@ class BuildIds(unittest.TestCase):
             checked += 1
         self.assertGreaterEqual(checked, 2)
 
+    def test_from_segments_without_section_headers(self):
+        from lockswap_cli import symbolize
+        import struct
+        with open(LIB, "rb") as f:
+            data = bytearray(f.read())
+        struct.pack_into("<Q", data, 40, 0)           # e_shoff: no section header table
+        struct.pack_into("<HHH", data, 58, 0, 0, 0)   # e_shentsize, e_shnum, e_shstrndx
+        with tempfile.NamedTemporaryFile(suffix=".so") as f:
+            f.write(data)
+            f.flush()
+            self.assertEqual(symbolize.file_build_id(f.name), self.readelf(LIB))
+
     def test_not_elf_or_missing(self):
         from lockswap_cli import symbolize
         with tempfile.NamedTemporaryFile(suffix=".so") as f:
