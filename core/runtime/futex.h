@@ -8,6 +8,13 @@
  *
  * Timeouts are absolute, on CLOCK_MONOTONIC or CLOCK_REALTIME only, as
  * FUTEX_WAIT_BITSET allows; that is exactly the set pthread accepts.
+ *
+ * errno: both calls leave the caller's errno as it was and return the
+ * kernel's answer instead.  They run inside the host's lock calls, and
+ * glibc's own never change errno (its futex calls go through its internal
+ * syscall macro, which sets none): a program may take a lock between a
+ * failed call and the line that prints strerror(errno), and a timed-out
+ * wait must not leave ETIMEDOUT there (tests/preload/errno_kept.c).
  */
 #ifndef LS_CORE_FUTEX_H
 #define LS_CORE_FUTEX_H
@@ -29,16 +36,21 @@ static inline int ls_futex_wait(const _Atomic uint32_t *word, uint32_t expected,
 	int op = FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG;
 	if (abstime && clock == CLOCK_REALTIME)
 		op |= FUTEX_CLOCK_REALTIME;
+	int saved = errno;
 	long r = syscall(SYS_futex, word, op, expected, abstime, NULL,
 	                 FUTEX_BITSET_MATCH_ANY);
-	return r == 0 ? 0 : errno;
+	int err = r == 0 ? 0 : errno;
+	errno = saved;
+	return err;
 }
 
 /* Wake up to n waiters parked on word; returns how many were woken. */
 static inline int ls_futex_wake(const _Atomic uint32_t *word, int n)
 {
+	int saved = errno;
 	long r = syscall(SYS_futex, word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n,
 	                 NULL, NULL, 0);
+	errno = saved;
 	return r < 0 ? 0 : (int)r;
 }
 

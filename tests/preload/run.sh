@@ -15,7 +15,7 @@ set -u
 P=$B/preload
 JEMALLOC=$(ls /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 2>/dev/null)
 
-programs=(errors kinds condvar cancel forkt special cxx dlprog single)
+programs=(errors kinds condvar cancel forkt special cxx dlprog single errno_kept)
 args_for() { case $1 in dlprog | single) echo "$P/libplugin.so" ;; esac; }
 
 # run_prog LABEL PRELOAD PROG [env...]: counts the program's checks.
@@ -50,13 +50,17 @@ for b in $(list_backends); do
 		run_prog "$b" "$LIB" "$prog" LOCKSWAP_BACKEND="$b"
 	done
 done
+# errno under every rwlock backend too (the loop above uses the default).
+for rw in $(list_rw_backends); do
+	run_prog "rwlock-$rw+futex" "$LIB" errno_kept LOCKSWAP_BACKEND=futex LOCKSWAP_RWLOCK="$rw"
+done
 
 # The same programs with statistics on: the hooks must not change how any
 # call is served (the stats group runs them with "full" and checks what
 # the hooks record).
 for mode in summary; do
 	for b in $(list_backends); do
-		for prog in errors kinds condvar cancel forkt special single; do
+		for prog in errors kinds condvar cancel forkt special single errno_kept; do
 			run_prog "stats-$mode+$b" "$LIB" "$prog" LOCKSWAP_BACKEND="$b" LOCKSWAP_STATS=$mode \
 				LOCKSWAP_STATS_TOP=0
 		done
