@@ -440,8 +440,14 @@ static bool give_back(struct ls_slice *r, uint32_t t, uint64_t *served_w)
 		/* The head passes the watch on by moving grant, but not while a
 		 * handed-over slice waits for its owner to pick it up (RUN
 		 * clear): that owner recognises itself by grant == its ticket
-		 * + 1.  Then, as in the middle, it marks GHOST. */
-		head = t == ls_slice_grant_of(w) && (w & LS_SL_RUN);
+		 * + 1.  Then, as in the middle, it marks GHOST.  A group's
+		 * members recognise themselves by GROUP and a ticket below
+		 * grant, not by grant's value, so there the head always moves
+		 * it: a GHOST head of a group whose members had not run yet
+		 * stayed queued after everyone behind it had left, and the
+		 * members, seeing a queue, kept their seats (tests/unit
+		 * test_slice test_groups, about 1 run in 60). */
+		head = t == ls_slice_grant_of(w) && (w & (LS_SL_RUN | LS_SL_GROUP));
 		if (ls_slice_next_of(w) == ((t + 1) & LS_SL_TICKET_MASK))
 			nw = with_next(w, t); /* the last: take it back */
 		else if (head)

@@ -139,8 +139,10 @@
  *                  was served meanwhile, go on (an owner's timed lock
  *                  that fails ends the slice); the last ticket: next-1;
  *                  the head: grant+1 (no generation change), wake the new
- *                  head; in the middle: GHOST (the next slice end
- *                  flushes).
+ *                  head, unless a slice handed to one owner waits for it
+ *                  to run (RUN and GROUP clear: that owner knows itself
+ *                  by grant); in the middle, or such a head: GHOST (the
+ *                  next slice end flushes).
  * Progress: the head is always awake or parked with a timeout while a
  * slice runs, and the watch's mark lives in the word, so an owner that
  * exits, is cancelled or stops calling strands the queue for about two
