@@ -507,7 +507,14 @@ static void test_spent_rule(void **state)
 
 static void test_gap_probe(void **state)
 {
-	use("slice:futex", 5000, 1000);
+	/* A budget far above the probe's time (LS_SLICE_PROBE_N gaps of
+	 * 100 us): the probe, not the wall rule, must end the slice, also
+	 * where a loaded machine stretches each 100 us sleep to 1 ms (with
+	 * 5000 us, 32 sleeps of 160 us let the wall rule end the slice first,
+	 * without the probe's flush: the likely cause of one failure in ~30
+	 * runs beside two busy loops).  Unloaded, the probe ends the slice
+	 * after ~3.2 ms either way. */
+	use("slice:futex", 50000, 1000);
 	/* Under load the owner may also be preempted: this test is about the
 	 * gaps alone. */
 	atomic_store(&ls_slice_busy_pays, 0);
