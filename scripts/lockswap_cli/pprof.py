@@ -26,6 +26,8 @@ field numbers from profile.proto of github.com/google/pprof.
 import gzip
 import os
 
+from . import symbolize
+
 # profile.proto field numbers
 P_SAMPLE_TYPE, P_SAMPLE, P_MAPPING, P_LOCATION, P_FUNCTION, P_STRINGS = 1, 2, 3, 4, 5, 6
 P_TIME, P_DURATION, P_PERIOD_TYPE, P_PERIOD, P_COMMENT, P_DEFAULT_TYPE = 9, 10, 11, 12, 13, 14
@@ -125,10 +127,7 @@ def build(doc, holders, frame_name, scale_of, lock_label):
     maps = parse_maps(doc.get("maps", []))
     mappings, locations, functions = {}, {}, {}
     body = bytearray()
-    # Build IDs by the path the frames resolve to (the program's frames
-    # say /proc/self/exe, stats_file's "_object" the program's path).
-    build_ids = {(doc.get("program") if o.get("path") == "/proc/self/exe" else o.get("path")):
-           o.get("build_id") for o in doc.get("objects", []) if isinstance(o, dict)}
+    build_ids = symbolize.build_ids(doc)  # by the paths the frames resolve to ("_object")
 
     def mapping_id(frame):
         path = frame.get("_object") or frame.get("object") or ""

@@ -264,6 +264,13 @@ def object_path(doc, frame):
     return doc.get("program") if obj == "/proc/self/exe" else obj
 
 
+def build_ids(doc):
+    """{object path, as object_path gives it: build ID} from the file's
+    "objects" (none in files written before the library listed them)."""
+    return {object_path(doc, {"object": o.get("path")}): o.get("build_id")
+            for o in doc.get("objects", []) if isinstance(o, dict)}
+
+
 def annotate(doc):
     """Demangle the frames' names and add "source": "file:line" where debug
     information has it (and a name from it, where the library had none)."""
@@ -278,10 +285,9 @@ def annotate(doc):
             f["_object"] = obj
         if obj and f.get("offset"):
             by_obj.setdefault(obj, []).append(f)
-    ids = {o.get("path"): o.get("build_id") for o in doc.get("objects", [])
-           if isinstance(o, dict)}
+    ids = build_ids(doc)
     for obj, fs in by_obj.items():
-        target = lookup_file(obj, ids.get(fs[0].get("object")))
+        target = lookup_file(obj, ids.get(obj))
         if target is None:
             continue
         found = source_lines(target, [int(f["offset"], 16) for f in fs])
