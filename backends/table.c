@@ -63,6 +63,8 @@ const struct ls_lock_ops *ls_backend_select(const char *name, char *err, size_t 
 			snprintf(err, errlen, "backend '%s' does not wrap another lock", b->name);
 			return NULL;
 		}
+		if (b->prepare && !b->prepare(err, errlen))
+			return NULL;
 		return b;
 	}
 	const char *inner_name = colon ? colon + 1 : b->default_inner;

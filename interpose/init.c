@@ -5,12 +5,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/runtime/home.h"
 #include "../core/runtime/qnode.h"
 #include "../core/runtime/thread.h"
 #include "arms.h"
 #include "cancel.h"
 #include "config.h"
 #include "gate.h"
+#include "home.h"
 #include "real.h"
 #include "rwlock_select.h"
 #include "version.h"
@@ -28,6 +30,9 @@ static _Atomic int record_key_state; /* 0 none, 1 creating, 2 ready */
 
 static void record_destructor(void *rec)
 {
+	/* A start routine that returned inside a delegated section: finish
+	 * exiting on the thread's own kernel thread (interpose/home.c). */
+	ls_go_home(LS_BACK_EXIT);
 	if (ls_observing())
 		ls_stats_thread_exit(rec);
 	ls_thread_release(rec);
@@ -182,6 +187,7 @@ const struct ls_lock_ops *ls_init(void)
 
 	record_key_create();
 	ls_cancel_install();
+	ls_home_install();
 	if (!ls_real_resolve(&missing)) {
 		snprintf(line, sizeof line, "lockswap: cannot find glibc's %s; lockswap needs glibc >= 2.34\n", missing);
 		report_once(line);
@@ -245,7 +251,7 @@ __attribute__((constructor)) static void ls_constructor(void)
 	ls_active();
 	/* Registered here, not in ls_init: __register_atfork may allocate, and
 	 * ls_init can run inside a preloaded allocator's own start-up. */
-	pthread_atfork(NULL, NULL, atfork_child);
+	pthread_atfork(ls_home_before_fork, NULL, atfork_child);
 	if (ls_observing())
 		ls_stats_constructor();
 }

@@ -55,6 +55,7 @@ struct ls_qnode {
 	uint32_t id;               /* constant */
 	_Atomic uint32_t epoch;    /* ls_fork_epoch when last enqueued */
 	struct ls_qnode *pool_next; /* owner's chain; written by the owner only */
+	void *waiter;              /* the lock's own note on the waiter, set before publishing */
 };
 
 _Static_assert(sizeof(struct ls_qnode) <= LS_QNODE_BYTES, "qnode outgrew its slot");

@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include "home.h"
 #include "thread.h"
 #include "timespec.h"
 
@@ -250,6 +251,9 @@ static void run_leave_steps(void *arg)
 int ls_park(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
             const struct timespec *abstime)
 {
+	/* A context run by a delegate never sleeps on the delegate's thread
+	 * (core/runtime/home.h). */
+	ls_go_home(LS_BACK_PARK);
 	if (cancellable)
 		return hooks()->park(word, expected, clock, abstime, run_leave_steps, NULL);
 	return ls_futex_wait(word, expected, clock, abstime);

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "../../core/runtime/home.h"
 #include "../../core/runtime/thread.h"
 #include "lock_harness.h"
 
@@ -36,6 +37,16 @@ static const struct ls_lock_ops *select_or_fail(void **state)
 		fail_msg("%s: %s", (char *)*state, err);
 	if (ls_backend_is_passthrough(ops))
 		skip();
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+	/* ces runs a waiter's critical section on another thread by switching
+	 * stacks and TLS under the sanitizers' feet: ASan would need
+	 * __sanitizer_start_switch_fiber around every switch and TSan its fiber
+	 * calls, and the parking stack runs with no TLS of its own, where their
+	 * runtimes keep theirs.  Left out of the sanitized runs on purpose; the
+	 * plain run covers it. */
+	if (strcmp(*(char **)state, "ces") == 0)
+		skip();
+#endif
 	return ops;
 }
 
@@ -59,7 +70,9 @@ static void forked(void **state) { lh_fork_child(select_or_fail(state)); }
 
 int main(void)
 {
-	pthread_atfork(NULL, NULL, ls_thread_after_fork);
+	/* As the interposer registers them: a delegated section goes home
+	 * before it forks (core/runtime/home.h). */
+	pthread_atfork(ls_home_before_fork, NULL, ls_thread_after_fork);
 	ls_backend_each(collect, NULL);
 	static const struct { const char *what; CMUnitTestFunction fn; } checks[] = {
 		{ "exclusion", exclusion }, { "oversubscribed", oversubscribed }, { "crowd", crowd },

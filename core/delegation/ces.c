@@ -1,0 +1,386 @@
+#include "ces.h"
+
+#include <sched.h>
+
+#include "../runtime/fiber.h"
+#include "../runtime/home.h"
+#include "../runtime/qnode.h"
+#include "../runtime/thread.h"
+#include "../runtime/timespec.h"
+#include "../runtime/wait.h"
+
+/* Node states (the node's futex word). */
+enum {
+	N_WAITING = 1,
+	N_AWAY = 2,
+	N_GRANTED = 3,
+	N_DONE = 4,
+	N_BACK = 5,
+	N_ABANDONED = 6,
+};
+
+bool ls_ces_delegation;
+
+/* glibc 2.35+: the size of the rseq area it registered for every thread,
+ * 0 when registration is off (GLIBC_TUNABLES=glibc.pthread.rseq=0).  Weak:
+ * older glibc has no rseq registration and no symbol. */
+extern const unsigned int __rseq_size __attribute__((weak));
+
+bool ls_ces_delegation_setup(bool allow, const char **why)
+{
+	ls_ces_delegation = false;
+	if (!allow) {
+		*why = "delegation turned off";
+		return false;
+	}
+	if (!ls_fiber_supported()) {
+		*why = "this CPU or kernel has no WRFSBASE (x86-64 with Linux 5.9 or later is needed)";
+		return false;
+	}
+	/* The kernel follows the rseq area of the thread that runs: a delegated
+	 * section would read the sleeping waiter's (sched_getcpu() wrong) and
+	 * its rseq critical sections would go unprotected. */
+	if (&__rseq_size && __rseq_size) {
+		*why = "glibc registered an rseq area for every thread; "
+		       "start the program with GLIBC_TUNABLES=glibc.pthread.rseq=0";
+		return false;
+	}
+	ls_ces_delegation = true;
+	return true;
+}
+
+static uint32_t top_of(uint32_t w) { return w >> LS_CES_TOP_SHIFT; }
+
+static uint32_t epoch_now(void)
+{
+	return atomic_load_explicit(&ls_fork_epoch, memory_order_relaxed);
+}
+
+/* Push n (state, epoch and waiter set), or take the lock if it is free:
+ * true = pushed, false = taken.  The release CAS publishes the node and,
+ * for a delegable one, the context saved before it. */
+static bool push_or_take(struct ls_ces *l, struct ls_qnode *n)
+{
+	uint32_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	for (;;) {
+		if (w == 0) {
+			/* acquire: pairs with the release that freed the lock. */
+			if (atomic_compare_exchange_weak_explicit(&l->word, &w, LS_CES_LOCKED,
+			                                          memory_order_acquire,
+			                                          memory_order_relaxed))
+				return false;
+			continue;
+		}
+		atomic_store_explicit(&n->next, top_of(w), memory_order_relaxed);
+		uint32_t nw = (w & (LS_CES_LOCKED | LS_CES_AWAY | LS_CES_QUEUED)) |
+		              (n->id << LS_CES_TOP_SHIFT);
+		if (atomic_compare_exchange_weak_explicit(&l->word, &w, nw, memory_order_release,
+		                                          memory_order_relaxed))
+			return true;
+	}
+}
+
+/* Holder only: move the pushed nodes behind the FIFO, oldest first. */
+static void detach(struct ls_ces *l)
+{
+	uint32_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	while (top_of(w)) {
+		uint32_t nw = (w & (LS_CES_LOCKED | LS_CES_AWAY)) | LS_CES_QUEUED;
+		/* acquire: pairs with the pushes' release (their nodes' fields). */
+		if (!atomic_compare_exchange_weak_explicit(&l->word, &w, nw, memory_order_acquire,
+		                                           memory_order_relaxed))
+			continue;
+		uint32_t id = top_of(w), newer = 0;
+		while (id) { /* reverse newest->oldest into oldest->newest */
+			struct ls_qnode *n = ls_qnode_by_id(id);
+			uint32_t older = atomic_load_explicit(&n->next, memory_order_relaxed);
+			atomic_store_explicit(&n->next, newer, memory_order_relaxed);
+			newer = id;
+			id = older;
+		}
+		if (l->fifo_tail)
+			atomic_store_explicit(&ls_qnode_by_id(l->fifo_tail)->next, newer,
+			                      memory_order_relaxed);
+		else
+			l->fifo_head = newer;
+		l->fifo_tail = top_of(w);
+		return;
+	}
+}
+
+/* Holder only: the oldest live waiter, out of the FIFO; NULL if none. */
+static struct ls_qnode *pop(struct ls_ces *l)
+{
+	for (;;) {
+		if (!l->fifo_head) {
+			detach(l);
+			if (!l->fifo_head)
+				return NULL;
+		}
+		struct ls_qnode *n = ls_qnode_by_id(l->fifo_head);
+		l->fifo_head = atomic_load_explicit(&n->next, memory_order_relaxed);
+		if (!l->fifo_head) {
+			l->fifo_tail = 0;
+			atomic_fetch_and_explicit(&l->word, ~(uint32_t)LS_CES_QUEUED,
+			                          memory_order_relaxed);
+		}
+		if (atomic_load_explicit(&n->epoch, memory_order_relaxed) != epoch_now())
+			continue; /* pushed before a fork: a dead thread's, left as it is */
+		if (atomic_load_explicit(&n->state, memory_order_acquire) == N_ABANDONED) {
+			ls_qnode_put(n); /* timed out or cancelled: we are its last user */
+			continue;
+		}
+		return n;
+	}
+}
+
+/* Run waiter w's critical section here: switch to its context, which
+ * resumes in its lock call and comes back at its unlock (DONE) or when it
+ * must block (BACK).  The AWAY bit sends its unlock to the slow path. */
+static uint32_t run_away(struct ls_ces *l, struct ls_home *w)
+{
+	w->away = true;
+	atomic_fetch_or_explicit(&l->word, LS_CES_AWAY, memory_order_relaxed);
+	ls_fiber_switch(&w->delegate, w->ctx);
+	atomic_fetch_and_explicit(&l->word, ~(uint32_t)LS_CES_AWAY, memory_order_relaxed);
+	return w->result;
+}
+
+/* The holder's release: run waiters' sections while they are delegable and
+ * the batch allows, then pass the lock to a waiter's thread or free it. */
+static void release_or_pass(struct ls_ces *l, bool may_run)
+{
+	struct ls_qnode *done[LS_CES_BATCH];
+	struct ls_qnode *back = NULL;
+	uint32_t ran = 0, why = 0;
+	bool masked = false, granted = false;
+	ls_sigmask_t mask;
+	for (;;) {
+		struct ls_qnode *n = pop(l);
+		if (!n) {
+			uint32_t w = LS_CES_LOCKED;
+			/* release: publishes the section(s) to the next holder.
+			 * Fails if a waiter pushed meanwhile: serve it. */
+			if (atomic_compare_exchange_strong_explicit(&l->word, &w, 0,
+			                                            memory_order_release,
+			                                            memory_order_relaxed))
+				break;
+			continue;
+		}
+		struct ls_home *w = n->waiter;
+		if (w && may_run && ran < LS_CES_BATCH) {
+			if (!masked) {
+				/* No handler may run here while a context is away:
+				 * it would share the away context's TLS. */
+				ls_raw_block_signals(&mask);
+				masked = true;
+			}
+			/* A delegable waiter never changes its own state. */
+			atomic_store_explicit(&n->state, N_AWAY, memory_order_relaxed);
+			if (run_away(l, w) == LS_AWAY_DONE) {
+				done[ran++] = n;
+				continue;
+			}
+			back = n; /* the lock stays held, for w's own thread */
+			why = w->reason;
+			break;
+		}
+		uint32_t s = N_WAITING;
+		/* release: the lock and the FIFO fields pass to the waiter. */
+		if (!atomic_compare_exchange_strong_explicit(&n->state, &s, N_GRANTED,
+		                                             memory_order_release,
+		                                             memory_order_relaxed)) {
+			ls_qnode_put(n); /* abandoned just now */
+			continue;
+		}
+		ls_unpark(&n->state, 1);
+		granted = true;
+		break;
+	}
+	if (masked)
+		ls_raw_set_sigmask(&mask);
+	/* The finished waiters' wake-ups, off the critical path.  release:
+	 * their threads read the contexts saved here. */
+	for (uint32_t i = 0; i < ran; i++) {
+		atomic_store_explicit(&done[i]->state, N_DONE, memory_order_release);
+		ls_unpark(&done[i]->state, 1);
+	}
+	if (back) {
+		atomic_store_explicit(&back->state, N_BACK, memory_order_release);
+		ls_unpark(&back->state, 1);
+	}
+	if (ran || back || granted)
+		ls_delegation_count_batch(ran, back != NULL, (enum ls_home_reason)why, granted);
+}
+
+void ls_ces_unlock_slow(struct ls_ces *l)
+{
+	struct ls_home *h = ls_home_current;
+	if (h && h->away && h->lock == l) {
+		/* The end of a delegated section: back to the delegate, which
+		 * goes on with its batch; our own thread resumes us here. */
+		h->result = LS_AWAY_DONE;
+		ls_fiber_switch(&h->ctx, h->delegate);
+		ls_home_arrived(h);
+		return;
+	}
+	struct ls_wait_scope sc;
+	ls_wait_enter_quiet(&sc);
+	/* A context that is away never runs others' sections: its delegate
+	 * is waiting for it. */
+	release_or_pass(l, ls_ces_delegation && !(h && h->away));
+	ls_wait_exit(&sc);
+}
+
+void ls_ces_unlock_to_wait(struct ls_ces *l)
+{
+	ls_go_home(LS_BACK_CONDVAR);
+	ls_ces_unlock(l);
+}
+
+/* ---- waiting ---------------------------------------------------------- */
+
+struct park_args {
+	struct ls_ces *l;
+	struct ls_qnode *n;
+};
+
+/* On the parking stack, with every signal blocked: publish, sleep, and
+ * resume the context where it is wanted.  Raw calls only (core/runtime/home.h):
+ * while the context is away, its TLS is in use on the delegate. */
+static void park_home(void *arg)
+{
+	/* Copied before the push: once pushed, our context may run away and
+	 * reuse the frame that holds *arg. */
+	struct ls_ces *l = ((struct park_args *)arg)->l;
+	struct ls_qnode *n = ((struct park_args *)arg)->n;
+	struct ls_home *h = n->waiter;
+	if (!push_or_take(l, n))
+		atomic_store_explicit(&n->state, N_GRANTED, memory_order_relaxed);
+	uint32_t s;
+	/* acquire: pairs with the grant's or the delegate's release. */
+	while ((s = atomic_load_explicit(&n->state, memory_order_acquire)) == N_WAITING ||
+	       s == N_AWAY)
+		ls_raw_futex_wait(&n->state, s);
+	ls_qnode_put(n);
+	ls_fiber_jump(h->ctx);
+}
+
+static int wait_delegable(struct ls_ces *l, struct ls_qnode *n, struct ls_home *h)
+{
+	n->waiter = h;
+	h->lock = l;
+	ls_raw_block_signals(&h->mask);
+	struct park_args a = { l, n };
+	ls_fiber_start(&h->ctx, h->stack_top, park_home, &a);
+	if (h->away) {
+		/* Running on a delegate: the section starts when we return. */
+		const struct ls_home_hooks *k = ls_home_hooks;
+		if (k && k->leave_home)
+			k->leave_home(h);
+		return 0;
+	}
+	ls_home_arrived(h); /* granted to our own thread */
+	return 0;
+}
+
+struct leave_ctx {
+	struct ls_ces *l;
+	struct ls_qnode *n;
+};
+
+/* Cancelled while parked: give the node up as a timeout would, or, if the
+ * lock was granted meanwhile, pass it on. */
+static void leave_queue(void *arg)
+{
+	struct leave_ctx *c = arg;
+	uint32_t s = N_WAITING;
+	if (atomic_compare_exchange_strong_explicit(&c->n->state, &s, N_ABANDONED,
+	                                            memory_order_acquire, memory_order_acquire))
+		return;
+	ls_qnode_put(c->n);
+	ls_ces_unlock(c->l);
+}
+
+/* Not delegable (a timed lock, asynchronous cancellation, no delegation):
+ * wait in the same FIFO to be granted the lock. */
+static int wait_parked(struct ls_ces *l, struct ls_qnode *n, clockid_t clock,
+                       const struct timespec *abstime)
+{
+	n->waiter = NULL;
+	struct ls_wait_scope sc;
+	struct ls_wait_frame f;
+	struct leave_ctx c = { l, n };
+	ls_wait_enter(&sc);
+	if (!push_or_take(l, n)) {
+		ls_qnode_put(n);
+		ls_wait_exit(&sc);
+		return 0;
+	}
+	ls_wait_push(&f, leave_queue, &c);
+	int r = 0;
+	for (;;) {
+		/* acquire: pairs with the grant's release. */
+		uint32_t s = atomic_load_explicit(&n->state, memory_order_acquire);
+		if (s == N_GRANTED) {
+			ls_qnode_put(n);
+			break;
+		}
+		if (ls_park(&n->state, N_WAITING, clock, abstime) == ETIMEDOUT) {
+			s = N_WAITING;
+			if (atomic_compare_exchange_strong_explicit(&n->state, &s, N_ABANDONED,
+			                                            memory_order_acquire,
+			                                            memory_order_acquire)) {
+				r = ETIMEDOUT; /* the releaser that meets it frees it */
+				break;
+			}
+		}
+	}
+	ls_wait_pop(&f);
+	ls_wait_exit(&sc);
+	return r;
+}
+
+/* One poll of a newcomer: true to stop (taken, or a queue to join). */
+static bool newcomer_step(struct ls_ces *l, bool *got)
+{
+	uint32_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	if (w == 0)
+		return (*got = ls_ces_trylock(l) == 0);
+	return (w & ~(uint32_t)(LS_CES_LOCKED | LS_CES_AWAY)) != 0;
+}
+
+/* No node (out of memory): poll with trylock, yielding between polls. */
+static int fallback(struct ls_ces *l, clockid_t clock, const struct timespec *abstime)
+{
+	while (ls_ces_trylock(l) != 0) {
+		if (ls_timespec_passed(clock, abstime))
+			return ETIMEDOUT;
+		sched_yield();
+	}
+	return 0;
+}
+
+int ls_ces_lock_slow(struct ls_ces *l, clockid_t clock, const struct timespec *abstime)
+{
+	if (abstime && ls_timespec_negative(abstime))
+		return ls_ces_trylock(l) == 0 ? 0 : ETIMEDOUT;
+	/* A delegated section never waits on its delegate's thread. */
+	ls_go_home(abstime ? LS_BACK_TIMEDLOCK : LS_BACK_LOCK);
+	bool got = false;
+	LS_SPIN_UNTIL(l, newcomer_step(l, &got));
+	if (got)
+		return 0;
+	struct ls_thread *self = ls_thread_self();
+	struct ls_qnode *n = self ? ls_qnode_get(self) : NULL;
+	if (!n)
+		return fallback(l, clock, abstime);
+	atomic_store_explicit(&n->epoch, epoch_now(), memory_order_relaxed);
+	atomic_store_explicit(&n->state, N_WAITING, memory_order_relaxed);
+	if (!abstime && ls_ces_delegation && !ls_wait_async) {
+		struct ls_home *h = ls_home_self();
+		if (h)
+			return wait_delegable(l, n, h);
+	}
+	return wait_parked(l, n, clock, abstime);
+}
