@@ -14,7 +14,10 @@ failed=0
 # (core/delegation/ces.h); every test runs without them, whatever the
 # backend, so that all backends see the same glibc.  tests/preload checks
 # the refusal with them on.
-export GLIBC_TUNABLES="glibc.pthread.rseq=0${GLIBC_TUNABLES:+:$GLIBC_TUNABLES}"
+case ":${GLIBC_TUNABLES:-}:" in
+*:glibc.pthread.rseq=0:*) ;;
+*) export GLIBC_TUNABLES="glibc.pthread.rseq=0${GLIBC_TUNABLES:+:$GLIBC_TUNABLES}" ;;
+esac
 
 ok() { passed=$((passed + 1)); echo "ok - $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL - $*"; }

@@ -165,6 +165,8 @@ static void release_or_pass(struct ls_ces *l, bool may_run)
 			                                            memory_order_release,
 			                                            memory_order_relaxed))
 				break;
+			if (w == 0)
+				break; /* an unlock of an unlocked mutex, which glibc tolerates */
 			continue;
 		}
 		struct ls_home *w = n->waiter;

@@ -39,6 +39,7 @@ enum ls_home_reason {
 	LS_BACK_PARK,         /* any other wait that parks (rwlock, semaphore of core) */
 	LS_BACK_EXIT,         /* the thread exits (pthread_exit, thread key destructors) */
 	LS_BACK_FORK,         /* fork */
+	LS_BACK_BLOCKING,     /* a sleep, poll, semaphore, join or signal wait (interpose/blocking.c) */
 	LS_BACK_REASONS
 };
 

@@ -134,6 +134,18 @@ bad_config "a typo discards every setting, and says so" "did you mean LOCKSWAP_B
 bad_config "uncatchable stats signal" "LOCKSWAP_STATS_SIGNAL='KILL': signal 9 (KILL) cannot be caught" LOCKSWAP_STATS_SIGNAL=KILL LOCKSWAP_STATS=summary
 bad_config "unknown stats signal" "LOCKSWAP_STATS_SIGNAL='FOO': not a signal name or number" LOCKSWAP_STATS_SIGNAL=FOO
 bad_config "wrapper on a non-wrapper" "does not wrap another lock" LOCKSWAP_BACKEND=futex:glibc
+# glibc's rseq registration on (this file's lib.sh turns it off for every
+# run): ces refuses, since a delegated section would use the waiter's area.
+bad_config "ces with rseq areas registered" "backend 'ces' cannot run here: glibc registered an rseq area.*GLIBC_TUNABLES=glibc.pthread.rseq=0" \
+	GLIBC_TUNABLES= LOCKSWAP_BACKEND=ces
+
+# What a delegated section sees (docs/delegation.md): under ces, and under
+# futex as the control whose sections never move.
+for b in ces futex; do
+	run_prog "$b" "$LIB" delegated LOCKSWAP_BACKEND="$b"
+	run_prog "stats-summary+$b" "$LIB" delegated LOCKSWAP_BACKEND="$b" LOCKSWAP_STATS=summary \
+		LOCKSWAP_STATS_TOP=0
+done
 
 # Verbose: the configuration goes to stderr, stdout is the program's own.
 out=$(LOCKSWAP_VERBOSE=on LD_PRELOAD=$LIB "$P/kinds" 2>"$LOGS/verbose.err")

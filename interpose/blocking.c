@@ -1,0 +1,179 @@
+/*
+ * blocking.c - calls that wait for other threads or for time, each sending
+ * a delegated critical section home first (core/runtime/home.h), so that
+ * it waits on its own thread and never stalls its delegate's batch.
+ *
+ * The case that makes this necessary: a section that sleeps until another
+ * thread tells it to go on.  Run by a delegate, and if that delegate is the
+ * very thread that will tell it, the sleep would never end.  Lock and
+ * condvar waits go home through the backends and core/runtime/wait.h; these
+ * are the other ways a thread commonly waits.  Each wrapper costs one
+ * thread-local load when no section is away.  What is not here (I/O that
+ * blocks, raw futexes, std::atomic::wait) still stalls the batch, and can
+ * deadlock in that case: docs/delegation.md lists it.
+ */
+#include <dlfcn.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/runtime/home.h"
+#include "export.h"
+
+/* glibc's definition of `name`, found once (dlsym allocates only when it
+ * fails, and these are all in libc). */
+static void *next(const char *name, void *_Atomic *slot)
+{
+	void *f = atomic_load_explicit(slot, memory_order_relaxed);
+	if (!f) {
+		f = dlsym(RTLD_NEXT, name);
+		atomic_store_explicit(slot, f, memory_order_relaxed);
+	}
+	return f;
+}
+
+#define REAL(name) ((__typeof__(&name))next(#name, &real_##name))
+
+static void *_Atomic real_nanosleep, *_Atomic real_clock_nanosleep, *_Atomic real_usleep,
+        *_Atomic real_sleep, *_Atomic real_sched_yield, *_Atomic real_poll, *_Atomic real_ppoll,
+        *_Atomic real_select, *_Atomic real_pselect, *_Atomic real_epoll_wait,
+        *_Atomic real_epoll_pwait, *_Atomic real_sem_wait, *_Atomic real_sem_timedwait,
+        *_Atomic real_sem_clockwait, *_Atomic real_pthread_join, *_Atomic real_pthread_timedjoin_np,
+        *_Atomic real_pause, *_Atomic real_sigsuspend, *_Atomic real_sigwait,
+        *_Atomic real_sigwaitinfo, *_Atomic real_sigtimedwait;
+
+LS_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(nanosleep)(req, rem);
+}
+
+LS_EXPORT int clock_nanosleep(clockid_t clock, int flags, const struct timespec *req,
+                              struct timespec *rem)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(clock_nanosleep)(clock, flags, req, rem);
+}
+
+LS_EXPORT int usleep(useconds_t us)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(usleep)(us);
+}
+
+LS_EXPORT unsigned int sleep(unsigned int s)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(sleep)(s);
+}
+
+/* A yield loop inside a section waits for another thread to run. */
+LS_EXPORT int sched_yield(void)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(sched_yield)();
+}
+
+LS_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(poll)(fds, n, timeout);
+}
+
+LS_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *t, const sigset_t *mask)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(ppoll)(fds, n, t, mask);
+}
+
+LS_EXPORT int select(int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(select)(n, r, w, e, t);
+}
+
+LS_EXPORT int pselect(int n, fd_set *r, fd_set *w, fd_set *e, const struct timespec *t,
+                      const sigset_t *mask)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(pselect)(n, r, w, e, t, mask);
+}
+
+LS_EXPORT int epoll_wait(int fd, struct epoll_event *ev, int max, int timeout)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(epoll_wait)(fd, ev, max, timeout);
+}
+
+LS_EXPORT int epoll_pwait(int fd, struct epoll_event *ev, int max, int timeout,
+                          const sigset_t *mask)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(epoll_pwait)(fd, ev, max, timeout, mask);
+}
+
+LS_EXPORT int sem_wait(sem_t *s)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(sem_wait)(s);
+}
+
+LS_EXPORT int sem_timedwait(sem_t *s, const struct timespec *t)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(sem_timedwait)(s, t);
+}
+
+LS_EXPORT int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *t)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(sem_clockwait)(s, clock, t);
+}
+
+LS_EXPORT int pthread_join(pthread_t t, void **ret)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(pthread_join)(t, ret);
+}
+
+LS_EXPORT int pthread_timedjoin_np(pthread_t t, void **ret, const struct timespec *abstime)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(pthread_timedjoin_np)(t, ret, abstime);
+}
+
+LS_EXPORT int pause(void)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(pause)();
+}
+
+LS_EXPORT int sigsuspend(const sigset_t *mask)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(sigsuspend)(mask);
+}
+
+LS_EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(sigwait)(set, sig);
+}
+
+LS_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(sigwaitinfo)(set, info);
+}
+
+LS_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *t)
+{
+	ls_go_home(LS_BACK_BLOCKING);
+	return REAL(sigtimedwait)(set, info, t);
+}
