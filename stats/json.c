@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "delegation.h"
 #include "prom.h"
 #include "report.h"
 
@@ -492,6 +493,7 @@ void ls_stats_write_json(const struct ls_snap *s, struct ls_out *o, const char *
 	ls_out_put(o, ",\"rwlock_backend\":");
 	ls_out_json_str(o, ls_stats_rwlock_backend_name());
 	ls_stats_write_arm_json(o);
+	ls_stats_write_delegation_json(s, o);
 	ls_out_printf(o, ",\"mode\":\"%s\"", c->mode == LS_STATS_FULL ? "full" : "summary");
 	key_u64(o, "sample", c->sample);
 	ls_out_printf(o, ",\"unwinder\":\"%s\"", ls_stats_unwind_available() ? "libgcc" : "none");

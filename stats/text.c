@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "delegation.h"
 #include "prom.h"
 #include "report.h"
 
@@ -275,6 +276,7 @@ void ls_stats_write_text(const struct ls_snap *s, struct ls_out *o, const char *
 		              "LOCKSWAP_BACKEND=glibc observes glibc's locks unchanged\n",
 		              ls_stats_backend_name());
 	ls_stats_write_arm_text(o);
+	ls_stats_write_delegation_text(s, o);
 	ls_out_printf(o, "  %u mutexes, %u rwlocks and %u condvars used by %u threads (%u exited)",
 	              s->nmutex, s->nrwlock, s->ncond, s->threads_live + s->threads_exited,
 	              s->threads_exited);

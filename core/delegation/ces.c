@@ -46,6 +46,7 @@ bool ls_ces_delegation_setup(bool allow, const char **why)
 		return false;
 	}
 	ls_ces_delegation = true;
+	ls_delegation_batch_bound = LS_CES_BATCH;
 	return true;
 }
 

@@ -116,8 +116,11 @@ void ls_delegation_count_batch(uint32_t sections, bool back, enum ls_home_reason
 		atomic_fetch_add_explicit(&n_granted, 1, memory_order_relaxed);
 }
 
+uint32_t ls_delegation_batch_bound;
+
 void ls_delegation_counts(struct ls_delegation_counts *out)
 {
+	out->batch_bound = ls_delegation_batch_bound;
 	out->sections = atomic_load_explicit(&n_sections, memory_order_relaxed);
 	out->batches = atomic_load_explicit(&n_batches, memory_order_relaxed);
 	out->granted = atomic_load_explicit(&n_granted, memory_order_relaxed);

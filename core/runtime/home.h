@@ -109,7 +109,11 @@ struct ls_delegation_counts {
 	uint64_t batch_hist[LS_BATCH_BUCKETS];
 	uint64_t handbacks[LS_BACK_REASONS];
 	uint64_t granted;            /* hand-overs to a waiter's own thread */
+	uint32_t batch_bound;        /* the delegating lock's bound on sections per batch */
 };
+
+/* Set by the delegating lock (core/delegation/ces.c) when it is chosen. */
+extern uint32_t ls_delegation_batch_bound;
 
 /* Counted once per batch by the delegate (relaxed adds): sums since start. */
 void ls_delegation_counts(struct ls_delegation_counts *out);
