@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../runtime/futex.h"
+#include "../runtime/wait.h"
 
 enum {
 	LS_FUTEX_UNLOCKED = 0,
@@ -78,7 +78,7 @@ static inline void ls_futexlock_unlock(struct ls_futexlock *l)
 	/* release: publishes the critical section to the next acquirer. */
 	if (atomic_exchange_explicit(&l->word, LS_FUTEX_UNLOCKED,
 	                             memory_order_release) == LS_FUTEX_PARKED)
-		ls_futex_wake(&l->word, 1);
+		ls_unpark(&l->word, 1);
 }
 
 static inline bool ls_futexlock_is_locked(struct ls_futexlock *l)
