@@ -26,8 +26,8 @@
  *        thread (core/runtime/single.h) and the atomic ones otherwise; what the
  *        interposer's fast path calls during the single-threaded phase.
  *
- * A wrapper backend (the capacitor) holds an inner lock in the upper part of
- * its state; compose(inner) is called once at selection, before any lock
+ * A wrapper backend (capacitor, restrict, slice) holds an inner lock in the
+ * upper part of its state; compose(inner) is called once at selection, before any lock
  * operation, and gives the table for that composition (backends/wrapper.h).
  * ls_backend_select() rejects inner locks whose state does not fit.
  *
@@ -199,7 +199,8 @@ static inline bool ls_backend_is_passthrough(const struct ls_lock_ops *b)
 const struct ls_lock_ops *ls_backend_select(const char *name, char *err, size_t errlen);
 
 /* Enumerate every selectable name, including each wrapper around each inner
- * lock that fits: calls fn(name, about_wrapper_or_NULL, about, arg). */
+ * lock that fits ("capacitor:futex"): calls fn(name, about, arg), where
+ * about is the backend's line (for a wrapper, the wrapper's). */
 void ls_backend_each(void (*fn)(const char *name, const char *about, void *arg), void *arg);
 
 /* The name that says which lock really runs: a wrapper given without

@@ -20,7 +20,7 @@
 
 #include "../core/mutex/futexlock.h"
 #include "../core/runtime/single.h"
-#include "../core/rwlock/rwlock.h"
+#include "../core/rwlock/rwfutex.h"
 #include "backend.h"
 #include "rwlock.h"
 
@@ -253,7 +253,7 @@ static inline void ls_futex_inline_unclaim(void *s, uint64_t mine)
 	uint64_t old = mine;
 	__asm__ volatile("xchgq %0, %1" : "+r"(old), "+m"(*(uint64_t *)s) : : "memory");
 	if ((uint32_t)old == LS_FUTEX_PARKED)
-		ls_futex_wake(&((struct ls_futexlock *)s)->word, 1);
+		ls_unpark(&((struct ls_futexlock *)s)->word, 1);
 }
 
 /* X(id, table, take, claim_single, reclaim, unclaim, name): an entry of

@@ -1,6 +1,6 @@
 /*
  * hooks.h - the statistics' whole interface to the shim.  One way: the
- * shim (interpose/mutex.c, cond.c, rwlock.c) calls these hooks around the calls it serves;
+ * shim (interpose/mutex.c, cond.c, pthread_rwlock.c) calls these hooks around the calls it serves;
  * nothing under stats/ calls the shim.  What a hook needs to know about an
  * object (where its record id lives, its kind, whether glibc serves it) is
  * passed in, so stats/ depends on core/ only.
