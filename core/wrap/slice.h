@@ -214,7 +214,7 @@
 #define LS_SLICE_GROUP_RENEW 8u  /* about one seat's end in 8 starts a new group */
 #define LS_SLICE_SEATS_AUTO 0xffffffffu /* ls_slice_seats: the CPUs the process may use, + 1 */
 
-/* Option targets (backends/tunables.def). */
+/* Option targets (the settings in the backend's file, backends/). */
 extern _Atomic unsigned ls_slice_us;     /* LOCKSWAP_SLICE_US: hold budget */
 extern _Atomic unsigned ls_slice_gap_ns; /* LOCKSWAP_SLICE_GAP_NS: the probe's bar */
 extern _Atomic unsigned ls_slice_busy_pays; /* LOCKSWAP_SLICE_BUSY: no free CPU, slices pay */
