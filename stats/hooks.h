@@ -74,7 +74,7 @@ void ls_stats_configure(const struct ls_stats_settings *s);
 int ls_stats_parse_signal(const char *s);
 
 /* An object as the shim sees it.  The type is kept in the low two bits of
- * a record's key (stats/impl.h), so there are at most three. */
+ * a record's key (stats/data.h), so there are at most three. */
 enum { LS_REC_MUTEX = 1, LS_REC_COND = 2, LS_REC_RWLOCK = 3 };
 /* The kind of an rwlock: glibc's __flags (0 prefer reader, 1 prefer
  * writer, 2 prefer writer non-recursive), plus this bit when it is

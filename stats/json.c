@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "prom.h"
+#include "arm.h"
 #include "report.h"
 
 static void key_u64(struct ls_out *o, const char *k, uint64_t v)

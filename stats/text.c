@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "prom.h"
+#include "arm.h"
 #include "report.h"
 
 /* Pad to a display width (UTF-8 continuation bytes take no column). */
