@@ -1,6 +1,6 @@
 # lockswap - see README.md.  Targets:
 #   make                 liblockswap.so, liblockswap-core.a, test and bench programs
-#   make check           every test group (unit, preload, stress, cli); CI runs this
+#   make check           every test group, each tests/*/run.sh (tests/run.sh); CI runs this
 #   make check SAN=thread | SAN=address,undefined
 #                        the directly linked unit tests under a sanitizer
 #   make install PREFIX=/usr/local

@@ -26,8 +26,8 @@
  *        thread (core/runtime/single.h) and the atomic ones otherwise; what the
  *        interposer's fast path calls during the single-threaded phase.
  *
- * A wrapper backend (the capacitor) holds an inner lock in the upper part of
- * its state; compose(inner) is called once at selection, before any lock
+ * A wrapper backend (capacitor, restrict, slice) holds an inner lock in the
+ * upper part of its state; compose(inner) is called once at selection, before any lock
  * operation, and gives the table for that composition (backends/wrapper.h).
  * ls_backend_select() rejects inner locks whose state does not fit.
  *
@@ -43,6 +43,7 @@
 
 #include "../core/wrap/lockable.h"
 #include "../core/runtime/single.h"
+#include "setting.h"
 
 #define LS_LOCK_STATE_BYTES 16
 
@@ -52,6 +53,10 @@
 struct ls_lock_ops {
 	const char *name;
 	const char *about;     /* one line: fairness claim and waiting policy */
+	/* Optional: the algorithm's LOCKSWAP_* settings, ending with
+	 * LS_SETTINGS_END (setting.h), declared in the backend's own file;
+	 * the shim lists them in the backend list's order. */
+	const struct ls_option *settings;
 	size_t state_size;     /* bytes used, <= LS_LOCK_STATE_BYTES */
 	int (*lock)(void *s);
 	int (*trylock)(void *s);
@@ -140,7 +145,8 @@ struct ls_lock_ops {
  * algorithm's ls_<algo>_lock_slow(l, clock, NULL): its lock without the
  * first try, which must be correct from any state (the state can change
  * between a failed try and the slow path anyway).  LS_BACKEND_FROM_CORE_WITH
- * is both's body; EXTRA is one more designated initializer of the table.
+ * is both's body; its last arguments are more designated initializers of
+ * the table (`.settings = ...`).
  */
 #define LS_BACKEND_FROM_CORE(id, algo, ABOUT) \
 	LS_BACKEND_FROM_CORE_WITH(id, algo, ABOUT, .lock_after_try = NULL)
@@ -150,7 +156,7 @@ struct ls_lock_ops {
 		return ls_##algo##_lock_slow(s, CLOCK_MONOTONIC, NULL);                   \
 	}                                                                                 \
 	LS_BACKEND_FROM_CORE_WITH(id, algo, ABOUT, .lock_after_try = id##_lock_after_try)
-#define LS_BACKEND_FROM_CORE_WITH(id, algo, ABOUT, EXTRA)                              \
+#define LS_BACKEND_FROM_CORE_WITH(id, algo, ABOUT, ...)                                \
 	_Static_assert(sizeof(struct ls_##algo) <= LS_LOCK_STATE_BYTES, #id " state fits"); \
 	static int id##_lock(void *s) { return ls_##algo##_lock(s); }                   \
 	static int id##_trylock(void *s) { return ls_##algo##_trylock(s); }             \
@@ -175,7 +181,7 @@ struct ls_lock_ops {
 		.lock_plain = id##_lock_plain,                                          \
 		.unlock_plain = id##_unlock_plain,                                      \
 		.single = &id##_single,                                                 \
-		EXTRA,                                                                    \
+		__VA_ARGS__,                                                              \
 	}
 
 /* A wrapper's view of its inner backend (core/wrap/lockable.h).  Copied once,
@@ -204,7 +210,8 @@ static inline bool ls_backend_is_passthrough(const struct ls_lock_ops *b)
 const struct ls_lock_ops *ls_backend_select(const char *name, char *err, size_t errlen);
 
 /* Enumerate every selectable name, including each wrapper around each inner
- * lock that fits: calls fn(name, about_wrapper_or_NULL, about, arg). */
+ * lock that fits ("capacitor:futex"): calls fn(name, about, arg), where
+ * about is the backend's line (for a wrapper, the wrapper's). */
 void ls_backend_each(void (*fn)(const char *name, const char *about, void *arg), void *arg);
 
 /* The name that says which lock really runs: a wrapper given without

@@ -1,5 +1,6 @@
-/* bcs, bcs-wf: mutex whose contended lock/unlock requests are Batched
- * Critical Sections, lock-free or wait-free submit (core/delegation/bcslock.h). */
+/* bcs: mutex whose contended lock/unlock requests are Batched Critical
+ * Sections, lock-free submit (core/delegation/bcslock.h); the wait-free
+ * flavour is bcs_wf.c. */
 #include "backend.h"
 
 #include "../core/delegation/bcslock.h"
@@ -18,17 +19,6 @@ static bool bcs_lock_plain(void *s) { return ls_bcslock_lock_plain(s); }
 static bool bcs_unlock_plain(void *s) { return ls_bcslock_unlock_plain(s); }
 LS_SINGLE_TABLE(bcs, "bcs");
 
-static int bcs_wf_lock(void *s) { return ls_bcslock_wf_lock(s); }
-static int bcs_wf_timedlock(void *s, clockid_t c, const struct timespec *t)
-{
-	return ls_bcslock_wf_timedlock(s, c, t);
-}
-static void bcs_wf_unlock(void *s) { ls_bcslock_wf_unlock(s); }
-#define bcs_wf_trylock bcs_trylock
-#define bcs_wf_lock_plain bcs_lock_plain
-#define bcs_wf_unlock_plain bcs_unlock_plain
-LS_SINGLE_TABLE(bcs_wf, "bcs-wf");
-
 const struct ls_lock_ops ls_backend_bcs = {
 	.name = "bcs",
 	.about = "batched critical sections (lock-free submit): FIFO hand-off once queued, barging only while no waiter is queued; spins for a time budget learnt per lock while a CPU is free (LOCKSWAP_SPIN=N: N polls), then parks",
@@ -41,18 +31,4 @@ const struct ls_lock_ops ls_backend_bcs = {
 	.lock_plain = bcs_lock_plain,
 	.unlock_plain = bcs_unlock_plain,
 	.single = &bcs_single,
-};
-
-const struct ls_lock_ops ls_backend_bcs_wf = {
-	.name = "bcs-wf",
-	.about = "batched critical sections (wait-free submit, sentinel hand-off): FIFO hand-off once queued, barging only while no waiter is queued; spins for a time budget learnt per lock while a CPU is free (LOCKSWAP_SPIN=N: N polls), then parks",
-	.state_size = sizeof(struct ls_bcslock),
-	.lock = bcs_wf_lock,
-	.trylock = bcs_trylock,
-	.timedlock = bcs_wf_timedlock,
-	.unlock = bcs_wf_unlock,
-	.is_locked = bcs_is_locked,
-	.lock_plain = bcs_lock_plain,
-	.unlock_plain = bcs_unlock_plain,
-	.single = &bcs_wf_single,
 };

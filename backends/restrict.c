@@ -7,19 +7,25 @@
 #define ABOUT "concurrency restriction around INNER: LOCKSWAP_RESTRICT_ACTIVE threads circulate, the rest park FIFO; one is rotated in after at most LOCKSWAP_RESTRICT_ROTATE fast admissions"
 #define DEFAULT_INNER "mcs"
 
-LS_WRAPPER_OVER(restrict_over_futex, restrict, futexlock, ABOUT, restrict_compose, DEFAULT_INNER);
-LS_WRAPPER_OVER(restrict_over_tts, restrict, tts, ABOUT, restrict_compose, DEFAULT_INNER);
-LS_WRAPPER_OVER(restrict_over_ticket, restrict, ticket, ABOUT, restrict_compose, DEFAULT_INNER);
-LS_WRAPPER_OVER(restrict_over_mcs, restrict, mcs, ABOUT, restrict_compose, DEFAULT_INNER);
-LS_WRAPPER_OVER(restrict_over_queued, restrict, queued, ABOUT, restrict_compose, DEFAULT_INNER);
+/* LOCKSWAP_* settings that restrict reads (setting.h). */
+static const struct ls_option restrict_settings[] = {
+	LS_SETTING(RESTRICT_ACTIVE, UINT, "2", 1, 1024, "", &ls_restrict_active,
+		"restrict: threads admitted past the restrictor at once (the active set); the rest park")
+	LS_SETTING(RESTRICT_ROTATE, UINT, "1000", 1, 8191, "", &ls_restrict_rotate,
+		"restrict: fast admissions after which the oldest parked thread is let in (the rotation bound)")
+	LS_SETTINGS_END
+};
+
+#define LS_WRAPPER_INNER(name, algo) \
+	LS_WRAPPER_OVER(restrict_over_##name, restrict, algo, ABOUT, restrict_compose, DEFAULT_INNER);
+#include "wrapper_inners.h"
+#undef LS_WRAPPER_INNER
 LS_WRAPPER_ANY(ls_backend_restrict, restrict, ABOUT, restrict_compose, DEFAULT_INNER);
 
 static const struct ls_wrapper_over restrict_over[] = {
-	{ "futex", &restrict_over_futex },
-	{ "tts", &restrict_over_tts },
-	{ "ticket", &restrict_over_ticket },
-	{ "mcs", &restrict_over_mcs },
-	{ "queued", &restrict_over_queued },
+#define LS_WRAPPER_INNER(name, algo) { #name, &restrict_over_##name },
+#include "wrapper_inners.h"
+#undef LS_WRAPPER_INNER
 };
 
 static const struct ls_lock_ops *restrict_compose(const struct ls_lock_ops *inner)

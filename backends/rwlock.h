@@ -3,7 +3,7 @@
  * state that lives in place inside each pthread_rwlock_t, chosen once by
  * LOCKSWAP_RWLOCK (independently of LOCKSWAP_BACKEND).
  *
- * The interposer (interpose/rwlock.c) owns everything pthread-specific:
+ * The interposer (interpose/pthread_rwlock.c) owns everything pthread-specific:
  * the kind (reader or writer preference, passed as LS_RW_* flags), the
  * write owner for EDEADLK, timespec validation, pass-through.  A backend
  * provides a reader-writer lock over at most LS_RWLOCK_STATE_BYTES bytes
@@ -67,9 +67,10 @@ struct ls_rwlock_ops {
 extern const struct ls_rwlock_ops *const ls_rwlock_backends[];
 
 /* LOCKSWAP_RWLOCK: its default, the first listed; its choices, the names
- * in listing order separated by '|' (a constant expression, for the
+ * in listing order separated by '|' (constant expressions, for the
  * shim's option table). */
-#define LS_RWLOCK_DEFAULT "futex"
+extern const char ls_rwlock_names_nul[];
+#define LS_RWLOCK_DEFAULT ls_rwlock_names_nul
 extern const char ls_rwlock_names_barred[];
 #define LS_RWLOCK_CHOICES (ls_rwlock_names_barred + 1)
 

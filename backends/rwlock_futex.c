@@ -1,7 +1,7 @@
-/* futex rwlock: the compact futex reader-writer lock (core/rwlock/rwlock.h). */
+/* futex rwlock: the compact futex reader-writer lock (core/rwlock/rwfutex.h). */
 #include "rwlock.h"
 
-#include "../core/rwlock/rwlock.h"
+#include "../core/rwlock/rwfutex.h"
 
 _Static_assert(sizeof(struct ls_rwlock) <= LS_RWLOCK_STATE_BYTES, "futex rwlock fits");
 _Static_assert(LS_RW_PREFER_WRITER == LS_RWLOCK_PREFER_WRITER, "the same kind flag");

@@ -2,8 +2,8 @@
  * rwlock_list.h - the one list of rwlock backends, in listing order; the
  * first is LOCKSWAP_RWLOCK's default.  Each line names an ops table
  * ls_rwlock_backend_<name> defined in backends/rwlock_<name>.c (glibc's in
- * rwlock.c); rwlock.c turns the list into ls_rwlock_backends[] and into
- * LOCKSWAP_RWLOCK's choices.
+ * rwlock_table.c); rwlock_table.c turns the list into ls_rwlock_backends[],
+ * and rwlock.h into LOCKSWAP_RWLOCK's choices and default.
  */
 LS_RWLOCK_BACKEND(futex)
 LS_RWLOCK_BACKEND(bravo)

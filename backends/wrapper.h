@@ -47,7 +47,8 @@ static inline void *ls_wrapper_inner_state(void *s)
 /* The verbs table_lock, _trylock, _timedlock, _unlock, _unlock_to_wait,
  * _is_locked of wrapper algorithm `wrap` over the lockable `in`, and the
  * ops table DECL (a declarator) that holds them; `compose_fn` is the
- * wrapper's compose().  Used by LS_WRAPPER_OVER and LS_WRAPPER_ANY. */
+ * wrapper's compose(), and `<wrap>_settings` (defined before) its
+ * LOCKSWAP_* settings.  Used by LS_WRAPPER_OVER and LS_WRAPPER_ANY. */
 #define LS_WRAPPER_TABLE(DECL, table, wrap, in, ABOUT, compose_fn, DEFAULT_INNER)               \
 	static int table##_lock(void *s)                                                        \
 	{                                                                                       \
@@ -87,6 +88,7 @@ static inline void *ls_wrapper_inner_state(void *s)
 		.is_locked = table##_is_locked,                                                 \
 		.compose = compose_fn,                                                          \
 		.default_inner = DEFAULT_INNER,                                                 \
+		.settings = wrap##_settings,                                                    \
 	}
 
 /* The inner verbs' adapters are always inlined into the wrapper's verbs

@@ -103,7 +103,7 @@ static bool check_setting(const struct field *f, size_t keylen, bool *seen, char
 		snprintf(why, len, "give the backend as a plain name, not BACKEND=");
 		return false;
 	}
-	size_t idx = (size_t)(o - ls_options);
+	size_t idx = ls_option_index(o);
 	if (idx >= LS_OPTIONS_MAX || seen[idx]) {
 		snprintf(why, len, "sets %s twice", name);
 		return false;
@@ -405,7 +405,7 @@ static void apply(const struct ls_arm *a)
 		memcpy(copy, value, vn);
 		copy[vn] = 0;
 		text_used += vn + 1;
-		chosen_values[o - ls_options] = copy;
+		chosen_values[ls_option_index(o)] = copy;
 		note_override(o, copy, &over_used);
 	}
 }
@@ -452,7 +452,7 @@ const struct ls_arm_choice *ls_arm_chosen(void)
 
 const char *ls_arm_value(const struct ls_option *o)
 {
-	size_t idx = (size_t)(o - ls_options);
+	size_t idx = ls_option_index(o);
 	if (idx >= LS_OPTIONS_MAX || !atomic_load_explicit(&chosen_state, memory_order_acquire))
 		return NULL;
 	return chosen_values[idx];

@@ -75,16 +75,21 @@ static void restore(void)
 	real_setcanceltype()(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
 }
 
-/* Between the two setcanceltype calls only the futex call runs, so
- * nothing but the leave steps can observe a cancellation here. */
+/* The park behind core/runtime/wait.h's cancellable parks: a lock's
+ * (ls_park inside a scope, which turned the type deferred, with the leave
+ * steps as cleanup) and the condvar's (ls_park_cancel_point, whose
+ * caller pushed its own cleanup).  Between the two setcanceltype calls
+ * only the futex call runs, so nothing but a cleanup can observe a
+ * cancellation here.  The type is switched through glibc directly:
+ * ls_wait_async keeps saying what the program asked for. */
 static int park(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
                 const struct timespec *abstime, void (*cleanup)(void *), void *arg)
 {
-	int r;
+	int r, old;
 	pthread_cleanup_push(cleanup, arg);
-	real_setcanceltype()(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+	real_setcanceltype()(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
 	r = ls_futex_wait(word, expected, clock, abstime);
-	real_setcanceltype()(PTHREAD_CANCEL_DEFERRED, NULL);
+	real_setcanceltype()(old, NULL);
 	pthread_cleanup_pop(0);
 	return r;
 }

@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "../core/condvar/condvar.h"
-#include "../core/runtime/futex.h"
 #include "../core/runtime/timespec.h"
 #include "entry.h"
 #include "export.h"
@@ -170,18 +169,6 @@ LS_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 	return signal_slow(c, true);
 }
 
-/* Sleep with asynchronous cancellation enabled around the syscall only:
- * between the two setcanceltype calls nothing but the futex call runs. */
-static int park_cancellable(const _Atomic uint32_t *word, uint32_t expected,
-                            clockid_t clock, const struct timespec *abstime)
-{
-	int old;
-	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
-	int r = ls_futex_wait(word, expected, clock, abstime);
-	pthread_setcanceltype(old, NULL);
-	return r;
-}
-
 struct wait_ctx {
 	struct ls_condvar *cv;
 	struct ls_thread *self;
@@ -212,7 +199,7 @@ static int wait_common(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
 		return r;
 	}
 	pthread_cleanup_push(wait_cancelled, &w);
-	r = ls_condvar_wait(w.cv, w.self, clock, abstime, park_cancellable);
+	r = ls_condvar_wait(w.cv, w.self, clock, abstime);
 	pthread_cleanup_pop(0);
 	int rr = ls_mutex_reacquire_after_wait(m, &w.saved);
 	if (r == 0)

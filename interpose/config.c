@@ -58,9 +58,9 @@ static bool check_unknown(char *err, size_t errlen)
 		const char *eq = strchr(name, '=');
 		size_t n = eq ? (size_t)(eq - name) : strlen(name);
 		bool known = false;
-		for (size_t i = 0; i < ls_options_count && !known; i++)
-			known = strlen(ls_options[i].name) == n &&
-			        strncmp(ls_options[i].name, name, n) == 0;
+		for (size_t i = 0; i < ls_option_count() && !known; i++)
+			known = strlen(ls_option_at(i)->name) == n &&
+			        strncmp(ls_option_at(i)->name, name, n) == 0;
 		if (known)
 			continue;
 		int shown = (int)(n > 40 ? 40 : n);
@@ -75,9 +75,9 @@ static bool check_unknown(char *err, size_t errlen)
 		char list[LS_ERR_MAX - 100];
 		size_t used = 0;
 		list[0] = 0;
-		for (size_t i = 0; i < ls_options_count; i++) {
+		for (size_t i = 0; i < ls_option_count(); i++) {
 			int w = snprintf(list + used, sizeof list - used, "%s" PREFIX "%s",
-			                 i ? ", " : "", ls_options[i].name);
+			                 i ? ", " : "", ls_option_at(i)->name);
 			if (w < 0 || (size_t)w >= sizeof list - used) {
 				list[used] = 0;
 				break;
@@ -94,14 +94,14 @@ bool ls_options_load(char *err, size_t errlen)
 {
 	/* The arm first: its settings are the values checked below. */
 	bool ok = check_unknown(err, errlen) && ls_arms_select(err, errlen);
-	for (size_t i = 0; ok && i < ls_options_count; i++)
-		ok = ls_option_check(&ls_options[i], ls_option_value(&ls_options[i]), err, errlen);
+	for (size_t i = 0; ok && i < ls_option_count(); i++)
+		ok = ls_option_check(ls_option_at(i), ls_option_value(ls_option_at(i)), err, errlen);
 	ok = ok && check_together(err, errlen);
 	if (!ok)
 		ls_arms_clear();
 	/* All or nothing: with any bad value every target keeps its default. */
-	for (size_t i = 0; i < ls_options_count; i++) {
-		const struct ls_option *o = &ls_options[i];
+	for (size_t i = 0; i < ls_option_count(); i++) {
+		const struct ls_option *o = ls_option_at(i);
 		if (!o->target)
 			continue;
 		const char *v = ok ? ls_option_value(o) : o->def;

@@ -205,30 +205,14 @@ static int counted_trylock(void *s)
 	return ls_mutex_counted_trylock(s, SITE());
 }
 
-/* A counting table: its lock and unlock verbs, the observed trylock.  The
- * gate alone holds it (gate_only). */
-#define COUNTING_TABLE(table, LOCK, UNLOCK)                                                    \
-	static struct ls_lock_ops table = {                                                    \
-		.name = "counting",                                                             \
-		.lock = LOCK,                                                                   \
-		.trylock = counted_trylock,                                                     \
-		.unlock = UNLOCK,                                                               \
-		.gate_only = true,                                                              \
-	}
-
-/*
- * COUNTING_TABLES(id, TRY_ATOMIC, TRY_SINGLE, UNLOCK_ATOMIC, UNLOCK_SINGLE)
- * defines id##_atomic_table and id##_single_table from a backend's
- * trylock and unlock, atomic and single-threaded.  Where these are inline
- * functions the verb has no call in its common case, so no frame.
- */
-#define COUNTING_TABLES(id, TRY_ATOMIC, TRY_SINGLE, UNLOCK_ATOMIC, UNLOCK_SINGLE)              \
-	static int id##_atomic_lock(void *s) { return count_lock(TRY_ATOMIC, s, SITE()); }   \
-	static int id##_single_lock(void *s) { return count_lock(TRY_SINGLE, s, SITE()); }   \
-	static void id##_atomic_unlock(void *s) { count_unlock(UNLOCK_ATOMIC, s); }          \
-	static void id##_single_unlock(void *s) { count_unlock(UNLOCK_SINGLE, s); }          \
-	COUNTING_TABLE(id##_single_table, id##_single_lock, id##_single_unlock);               \
-	COUNTING_TABLE(id##_atomic_table, id##_atomic_lock, id##_atomic_unlock)
+/* The counting tables: their lock and unlock verbs, the observed trylock.
+ * The gate alone holds them (gate_only).  Each has an atomic table and a
+ * single-threaded one (`.single`, set when the table is chosen).  Where a
+ * backend's try and unlock are inline functions (backends/inline_verbs.h)
+ * the verb has no call in its common case, so no frame. */
+#define COUNTING(LOCK, UNLOCK)                                                                 \
+	{ .name = "counting", .lock = LOCK, .trylock = counted_trylock, .unlock = UNLOCK,       \
+	  .gate_only = true }
 
 /* Any backend: its verbs through the tables bound at start-up. */
 static bool any_try(const struct ls_lock_ops *ops, void *s, int *found)
@@ -238,55 +222,55 @@ static bool any_try(const struct ls_lock_ops *ops, void *s, int *found)
 }
 static bool any_try_atomic(void *s, int *found) { return any_try(atomic_ops, s, found); }
 static bool any_try_single(void *s, int *found) { return any_try(single_ops, s, found); }
+static int any_atomic_lock(void *s) { return count_lock(any_try_atomic, s, SITE()); }
+static int any_single_lock(void *s) { return count_lock(any_try_single, s, SITE()); }
 static void any_unlock_atomic(void *s) { atomic_ops->unlock(s); }
 static void any_unlock_single(void *s) { single_ops->unlock(s); }
-COUNTING_TABLES(any, any_try_atomic, any_try_single, any_unlock_atomic, any_unlock_single);
+static void any_atomic_unlock(void *s) { count_unlock(any_unlock_atomic, s); }
+static void any_single_unlock(void *s) { count_unlock(any_unlock_single, s); }
+static struct ls_lock_ops any_single_table = COUNTING(any_single_lock, any_single_unlock);
+static struct ls_lock_ops any_atomic_table = COUNTING(any_atomic_lock, any_atomic_unlock);
 
-/* The backends whose verbs inline (backends/inline_verbs.h): a table each. */
-#define INLINE_TABLES(id, table, try_atomic, try_single, unlock_atomic, unlock_single)        \
-	COUNTING_TABLES(id, try_atomic, try_single, unlock_atomic, unlock_single);
-LS_INLINE_BACKENDS(INLINE_TABLES)
-
-/* The backends with claims: their counting tables lock with them, and
- * unlock and trylock as the inline tables above. */
-#define CLAIM_TABLES(id, table, take, claim_single, reclaim, unclaim, name_word)           \
-	static __attribute__((noinline)) int id##_other(void *s, uintptr_t site, uint64_t seen, \
-	                                                uint64_t to)                            \
-	{                                                                                     \
-		return claim_failed(reclaim, name_word, s, site, seen, to);                   \
-	}                                                                                     \
-	static void id##_claim_atomic_unlock(void *s) { claim_unlock(unclaim, s); }          \
-	static int id##_claim_atomic_lock(void *s)                                           \
-	{                                                                                     \
-		return take_lock(take, name_word, s, SITE());                                 \
-	}                                                                                     \
-	static int id##_claim_single_lock(void *s)                                           \
-	{                                                                                     \
-		return claim_lock(claim_single, id##_other, s, SITE());                       \
-	}                                                                                     \
-	COUNTING_TABLE(id##_claim_single_table, id##_claim_single_lock, id##_single_unlock);   \
-	COUNTING_TABLE(id##_claim_atomic_table, id##_claim_atomic_lock, id##_claim_atomic_unlock);
-LS_INLINE_CLAIM_BACKENDS(CLAIM_TABLES)
+/* futex, the default backend, whose verbs inline. */
+static void futex_single_unlock(void *s) { count_unlock(ls_futex_inline_unlock_single, s); }
+#ifdef LS_INLINE_CLAIM_NAME_OFF
+/* With claims (x86-64): the tables lock with them, and keep the
+ * statistics' holder word in the lock state. */
+static __attribute__((noinline)) int futex_other(void *s, uintptr_t site, uint64_t seen,
+                                                 uint64_t to)
+{
+	return claim_failed(ls_futex_inline_reclaim, ls_futex_inline_name, s, site, seen, to);
+}
+static void futex_atomic_unlock(void *s) { claim_unlock(ls_futex_inline_unclaim, s); }
+static int futex_atomic_lock(void *s)
+{
+	return take_lock(ls_futex_inline_take, ls_futex_inline_name, s, SITE());
+}
+static int futex_single_lock(void *s)
+{
+	return claim_lock(ls_futex_inline_claim_single, futex_other, s, SITE());
+}
+#else
+static int futex_atomic_lock(void *s) { return count_lock(ls_futex_inline_try, s, SITE()); }
+static int futex_single_lock(void *s) { return count_lock(ls_futex_inline_try_single, s, SITE()); }
+static void futex_atomic_unlock(void *s) { count_unlock(ls_futex_inline_unlock, s); }
+#endif
+static struct ls_lock_ops futex_single_table = COUNTING(futex_single_lock, futex_single_unlock);
+static struct ls_lock_ops futex_atomic_table = COUNTING(futex_atomic_lock, futex_atomic_unlock);
 
 const struct ls_lock_ops *ls_counting_table(const struct ls_lock_ops *b)
 {
 	if (ls_backend_is_passthrough(b))
 		return NULL;
-	/* A claim's table: the holder word moves into the lock state, for
-	 * every mutex, before the gate publishes the table. */
-#define PICK_CLAIM(id, table, ...)                                                          \
-	if (b == &table) {                                                                  \
-		ls_mutex_holder_in_state(LS_INLINE_CLAIM_NAME_OFF);                         \
-		id##_claim_atomic_table.single = b->single ? &id##_claim_single_table : NULL; \
-		return &id##_claim_atomic_table;                                            \
+	if (b == &ls_backend_futex) {
+#ifdef LS_INLINE_CLAIM_NAME_OFF
+		/* The holder word moves into the lock state, for every
+		 * mutex, before the gate publishes the table. */
+		ls_mutex_holder_in_state(LS_INLINE_CLAIM_NAME_OFF);
+#endif
+		futex_atomic_table.single = b->single ? &futex_single_table : NULL;
+		return &futex_atomic_table;
 	}
-	LS_INLINE_CLAIM_BACKENDS(PICK_CLAIM)
-#define PICK_INLINE(id, table, ...)                                                         \
-	if (b == &table) {                                                                  \
-		id##_atomic_table.single = b->single ? &id##_single_table : NULL;           \
-		return &id##_atomic_table;                                                  \
-	}
-	LS_INLINE_BACKENDS(PICK_INLINE)
 	atomic_ops = b;
 	single_ops = b->single;
 	any_atomic_table.single = b->single ? &any_single_table : NULL;

@@ -93,8 +93,8 @@ LS_EXPORT size_t lockswap_describe(char *buf, size_t len)
 	for (const struct ls_rwlock_ops *const *p = ls_rwlock_backends; *p; p++)
 		put_backend((*p)->name, (*p)->about, &o);
 	put(&o, "],\"options\":[");
-	for (size_t i = 0; i < ls_options_count; i++) {
-		const struct ls_option *opt = &ls_options[i];
+	for (size_t i = 0; i < ls_option_count(); i++) {
+		const struct ls_option *opt = ls_option_at(i);
 		put(&o, i ? ",{\"name\":\"LOCKSWAP_" : "{\"name\":\"LOCKSWAP_");
 		put(&o, opt->name);
 		put(&o, "\",\"kind\":");

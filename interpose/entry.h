@@ -1,5 +1,5 @@
 /* entry.h - how the exported functions are built (mutex.c, cond.c,
- * rwlock.c): a fast path in the exported function, and a slow path it
+ * pthread_rwlock.c): a fast path in the exported function, and a slow path it
  * reaches by a sibling call (a jump), which is where the statistics'
  * call site is read. */
 #ifndef LS_INTERPOSE_ENTRY_H

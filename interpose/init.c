@@ -164,8 +164,8 @@ static void print_config(const struct ls_lock_ops *b)
 	char line[4096];
 	size_t n = (size_t)snprintf(line, sizeof line, "lockswap %s: backend=%s", LS_VERSION,
 	                            ls_active_name);
-	for (size_t i = 0; i < ls_options_count && n < sizeof line; i++) {
-		const struct ls_option *o = &ls_options[i];
+	for (size_t i = 0; i < ls_option_count() && n < sizeof line; i++) {
+		const struct ls_option *o = ls_option_at(i);
 		if (o->kind == LS_OPT_BACKEND)
 			continue;
 		n += (size_t)snprintf(line + n, sizeof line - n, " %s=%s", o->name, ls_option_value(o));

@@ -42,13 +42,13 @@ const char *ls_option_closest(const char *name, size_t n)
 		return NULL;
 	const char *best = NULL;
 	size_t best_d = (size_t)-1;
-	for (size_t i = 0; i < ls_options_count; i++) {
-		size_t len = strlen(ls_options[i].name);
+	for (size_t i = 0; i < ls_option_count(); i++) {
+		size_t len = strlen(ls_option_at(i)->name);
 		if (len > HINT_NAME_MAX)
 			continue;
-		size_t d = edit_distance(name, n, ls_options[i].name, len);
+		size_t d = edit_distance(name, n, ls_option_at(i)->name, len);
 		if (d < best_d)
-			best_d = d, best = ls_options[i].name;
+			best_d = d, best = ls_option_at(i)->name;
 	}
 	/* A typo: at most 2 edits, and fewer than a third of the name, so that
 	 * "LOCKSWAP_X" is not "corrected" to an unrelated short name. */

@@ -6,28 +6,81 @@
 
 #include "../backends/backend.h"
 #include "../backends/rwlock.h"
-#include "../backends/tunables.h"
+#include "../core/runtime/spin.h"
 #include "option_syntax.h"
 
 _Atomic unsigned ls_opt_verbose;
 _Atomic unsigned ls_opt_stats, ls_opt_stats_top, ls_opt_stats_sample;
 _Atomic unsigned ls_opt_stats_interval, ls_opt_stats_prom_sites;
 
-const struct ls_option ls_options[] = {
+static const struct ls_option shim_options[] = {
 #define LS_OPTION(NAME, KIND, DEF, MIN, MAX, CHOICES, TARGET, HELP) \
 	{ #NAME, KIND, DEF, MIN, MAX, CHOICES, TARGET, HELP },
 #include "options.def"
 #undef LS_OPTION
 };
-const size_t ls_options_count = sizeof ls_options / sizeof ls_options[0];
+#define SHIM_COUNT (sizeof shim_options / sizeof shim_options[0])
+
+/* The row index of each shim option, to place the settings after SPIN. */
+enum {
+#define LS_OPTION(NAME, KIND, DEF, MIN, MAX, CHOICES, TARGET, HELP) ROW_##NAME,
+#include "options.def"
+#undef LS_OPTION
+};
+#define SETTINGS_AT (ROW_SPIN + 1)
+
+/* The algorithms' settings, walked in place: constant lists, no copy, so
+ * this is safe before the constructor and from any thread. */
+static size_t settings_count(void)
+{
+	size_t n = 0;
+	for (const struct ls_lock_ops *const *b = ls_backends; *b; b++)
+		for (const struct ls_option *s = (*b)->settings; s && s->name; s++)
+			n++;
+	return n;
+}
+
+static const struct ls_option *setting_at(size_t i)
+{
+	for (const struct ls_lock_ops *const *b = ls_backends; *b; b++)
+		for (const struct ls_option *s = (*b)->settings; s && s->name; s++)
+			if (i-- == 0)
+				return s;
+	return NULL;
+}
+
+size_t ls_option_count(void)
+{
+	return SHIM_COUNT + settings_count();
+}
+
+const struct ls_option *ls_option_at(size_t i)
+{
+	if (i < SETTINGS_AT)
+		return &shim_options[i];
+	size_t n = settings_count();
+	if (i < SETTINGS_AT + n)
+		return setting_at(i - SETTINGS_AT);
+	i -= n;
+	return i < SHIM_COUNT ? &shim_options[i] : NULL;
+}
+
+size_t ls_option_index(const struct ls_option *o)
+{
+	size_t n = ls_option_count();
+	for (size_t i = 0; i < n; i++)
+		if (ls_option_at(i) == o)
+			return i;
+	return n;
+}
 
 #define PREFIX "LOCKSWAP_"
 
 const struct ls_option *ls_option_find(const char *name)
 {
-	for (size_t i = 0; i < ls_options_count; i++)
-		if (strcmp(ls_options[i].name, name) == 0)
-			return &ls_options[i];
+	for (size_t i = 0, n = ls_option_count(); i < n; i++)
+		if (strcmp(ls_option_at(i)->name, name) == 0)
+			return ls_option_at(i);
 	return NULL;
 }
 

@@ -15,13 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../backends/setting.h" /* struct ls_option, the kinds */
 #include "option_syntax.h" /* LS_TEXT_MAX */
-
-/* LS_OPT_UINT may also accept one word, its CHOICES (LOCKSWAP_SPIN's
- * "adaptive"): the target then receives LS_OPT_UINT_WORD. */
-enum ls_opt_kind { LS_OPT_UINT, LS_OPT_BOOL, LS_OPT_CHOICE, LS_OPT_BACKEND, LS_OPT_TEXT,
-                   LS_OPT_ARMS };
-#define LS_OPT_UINT_WORD 0xffffffffu
 
 /* Targets of options that do not belong to a core/ module. */
 extern _Atomic unsigned ls_opt_verbose;
@@ -31,18 +26,12 @@ extern _Atomic unsigned ls_opt_stats, ls_opt_stats_top, ls_opt_stats_sample;
 /* LOCKSWAP_STATS_INTERVAL, _PROM_SITES: the Prometheus export's. */
 extern _Atomic unsigned ls_opt_stats_interval, ls_opt_stats_prom_sites;
 
-struct ls_option {
-	const char *name;      /* without the LOCKSWAP_ prefix */
-	enum ls_opt_kind kind;
-	const char *def;
-	unsigned long min, max;
-	const char *choices;
-	_Atomic unsigned *target;
-	const char *help;
-};
-
-extern const struct ls_option ls_options[];
-extern const size_t ls_options_count;
+/* Every option: the shim's own rows (options.def), with the algorithms'
+ * settings (each backend's `.settings`, in the backend list's order) after
+ * LOCKSWAP_SPIN.  Indices are stable: the lists are constant. */
+size_t ls_option_count(void);
+const struct ls_option *ls_option_at(size_t i);
+size_t ls_option_index(const struct ls_option *o);
 
 #define LS_ERR_MAX 640
 

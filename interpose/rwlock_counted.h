@@ -1,7 +1,7 @@
 /*
  * rwlock_counted.h - the slow paths that the rwlock counting table
  * (rwlock_counting.c) jumps to, defined with the rwlock entry points
- * (rwlock.c).  A header of its own, as mutex_counted.h is for mutexes, so
+ * (pthread_rwlock.c).  A header of its own, as mutex_counted.h is for mutexes, so
  * that the includes run one way: rwlock_select -> rwlock_counting ->
  * rwlock_counted <- rwlock.
  */

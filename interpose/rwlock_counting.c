@@ -75,46 +75,50 @@ static inline __attribute__((always_inline)) void count_unlock(void (*unlock)(vo
 
 #define SITE() ((uintptr_t)__builtin_return_address(0))
 
-/* COUNTING_TABLE(id, TRYRD, BACKOUT, UNLOCK) defines id##_counting over a
- * backend's read try (inline_verbs.h: LS_RW_RAISED_BLOCKED asks for
- * BACKOUT), and unlock; where these are inline functions the read verb
+/* The counting tables: a read verb over a backend's read try
+ * (LS_RW_RAISED_BLOCKED from it asks for its back-out) and an unlock;
+ * where these are inline functions (backends/inline_verbs.h) the read verb
  * has no call in its common case, so no frame. */
-#define COUNTING_TABLE(id, TRYRD, BACKOUT, UNLOCK)                                               \
-	static __attribute__((noinline)) int id##_refused(void *s, uintptr_t site, int e)        \
-	{                                                                                        \
-		return ls_rwlock_counted_blocked(s, site, e == LS_RW_RAISED_BLOCKED ? BACKOUT(s) : e); \
-	}                                                                                        \
-	static int id##_count_rdlock(void *s, unsigned f)                                        \
-	{                                                                                        \
-		return count_rdlock(TRYRD, id##_refused, s, f, SITE());                          \
-	}                                                                                        \
-	static void id##_count_unlock(void *s, unsigned f) { count_unlock(UNLOCK, s, f); }      \
-	static const struct ls_rwlock_ops id##_counting = {                                        \
-		.name = "counting",                                                                 \
-		.rdlock = id##_count_rdlock,                                                        \
-		.unlock = id##_count_unlock,                                                        \
-		.gate_only = true,                                                                  \
-	}
+#define COUNTING(RDLOCK, UNLOCK) \
+	{ .name = "counting", .rdlock = RDLOCK, .unlock = UNLOCK, .gate_only = true }
 
 /* Any backend: its verbs through the table bound at start-up (its try
- * backs out itself: BACKOUT is never asked for). */
+ * backs out itself). */
 static int any_tryrd(void *s, unsigned f) { return bound->tryrdlock(s, f); }
-static int any_backout(void *s) { return (void)s, EBUSY; }
 static void any_unlock(void *s, unsigned f) { bound->unlock(s, f); }
-COUNTING_TABLE(any, any_tryrd, any_backout, any_unlock);
+static __attribute__((noinline)) int any_refused(void *s, uintptr_t site, int e)
+{
+	return ls_rwlock_counted_blocked(s, site, e == LS_RW_RAISED_BLOCKED ? EBUSY : e);
+}
+static int any_count_rdlock(void *s, unsigned f)
+{
+	return count_rdlock(any_tryrd, any_refused, s, f, SITE());
+}
+static void any_count_unlock(void *s, unsigned f) { count_unlock(any_unlock, s, f); }
+static const struct ls_rwlock_ops any_counting = COUNTING(any_count_rdlock, any_count_unlock);
 
-/* The backends whose verbs inline (backends/inline_verbs.h): a table each. */
-#define INLINE_TABLE(id, table, tryrd, backout, unlock) COUNTING_TABLE(id, tryrd, backout, unlock);
-LS_INLINE_RWLOCK_BACKENDS(INLINE_TABLE)
+/* futex, the default rwlock backend, whose verbs inline. */
+static __attribute__((noinline)) int futex_refused(void *s, uintptr_t site, int e)
+{
+	return ls_rwlock_counted_blocked(s, site, e == LS_RW_RAISED_BLOCKED ?
+	                                                  ls_rwlock_futex_inline_backout(s) : e);
+}
+static int futex_count_rdlock(void *s, unsigned f)
+{
+	return count_rdlock(ls_rwlock_futex_inline_tryrd, futex_refused, s, f, SITE());
+}
+static void futex_count_unlock(void *s, unsigned f)
+{
+	count_unlock(ls_rwlock_futex_inline_unlock, s, f);
+}
+static const struct ls_rwlock_ops futex_counting = COUNTING(futex_count_rdlock, futex_count_unlock);
 
 const struct ls_rwlock_ops *ls_rwlock_counting_table(const struct ls_rwlock_ops *b)
 {
 	if (ls_rwlock_is_passthrough(b))
 		return NULL;
-#define PICK_INLINE(id, table, ...)                                                         \
-	if (b == &table)                                                                    \
-		return &id##_counting;
-	LS_INLINE_RWLOCK_BACKENDS(PICK_INLINE)
+	if (b == &ls_rwlock_backend_futex)
+		return &futex_counting;
 	bound = b;
 	return &any_counting;
 }

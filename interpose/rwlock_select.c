@@ -4,7 +4,7 @@
 #include "rwlock_counting.h"
 #include "rwlock_real.h"
 
-/* ls_rwlock_active and ls_rwlock_gate are defined in rwlock.c, beside the
+/* ls_rwlock_active and ls_rwlock_gate are defined in pthread_rwlock.c, beside the
  * entry points that read them on every call: defined in the same file they
  * are reached PC-relative, declared extern they would cost a GOT load per
  * call (-fPIC). */

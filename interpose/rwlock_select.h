@@ -2,7 +2,7 @@
  * rwlock_select.h - the rwlock backend serving this process
  * (LOCKSWAP_RWLOCK), selected by ls_init() together with the mutex backend
  * and published by the same release store, so entry points read it after
- * ls_active().  Apart from the entry points (rwlock.c) so that start-up
+ * ls_active().  Apart from the entry points (pthread_rwlock.c) so that start-up
  * (init.c), which selects, and the entry points, which call ls_active(),
  * do not include each other.
  */

@@ -3,7 +3,8 @@
  * object (docs/stats-schema.json) and as a line of the stderr summary.
  * The shim chose it; here it is only reported.
  */
-#include "prom.h"
+#include "arm.h"
+#include "table.h"
 
 const struct ls_stats_arm *ls_stats_arm(void)
 {

@@ -25,11 +25,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "prom.h"
+#include "dump.h"
+#include "export.h"
+#include "pending.h"
+#include "spawn.h"
 #include "report.h"
 #include "writing.h"
 
-_Atomic int ls_stats_helper_wanted;
 
 static int pipe_r = -1;
 static _Atomic int pipe_w = -1;

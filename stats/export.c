@@ -44,6 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "export.h"
+#include "spawn.h"
 #include "prom.h"
 #include "writing.h"
 

@@ -1,6 +1,6 @@
 /*
  * hooks.h - the statistics' whole interface to the shim.  One way: the
- * shim (interpose/mutex.c, cond.c, rwlock.c) calls these hooks around the calls it serves;
+ * shim (interpose/mutex.c, cond.c, pthread_rwlock.c) calls these hooks around the calls it serves;
  * nothing under stats/ calls the shim.  What a hook needs to know about an
  * object (where its record id lives, its kind, whether glibc serves it) is
  * passed in, so stats/ depends on core/ only.
@@ -74,7 +74,7 @@ void ls_stats_configure(const struct ls_stats_settings *s);
 int ls_stats_parse_signal(const char *s);
 
 /* An object as the shim sees it.  The type is kept in the low two bits of
- * a record's key (stats/impl.h), so there are at most three. */
+ * a record's key (stats/data.h), so there are at most three. */
 enum { LS_REC_MUTEX = 1, LS_REC_COND = 2, LS_REC_RWLOCK = 3 };
 /* The kind of an rwlock: glibc's __flags (0 prefer reader, 1 prefer
  * writer, 2 prefer writer non-recursive), plus this bit when it is

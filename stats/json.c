@@ -12,8 +12,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "arm.h"
 #include "delegation.h"
-#include "prom.h"
 #include "report.h"
 
 static void key_u64(struct ls_out *o, const char *k, uint64_t v)

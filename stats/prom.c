@@ -7,7 +7,7 @@
  * first used there summed.  Three kinds, each with families of its own
  * and its own table of sites: mutexes (lockswap_lock_*), rwlocks
  * (lockswap_rwlock_*, with a label mode="read"|"write": an rwlock's two
- * records, impl.h) and condvars (lockswap_cond_*).  Labels: arm, backend,
+ * records, data.h) and condvars (lockswap_cond_*).  Labels: arm, backend,
  * process, site (rwlocks: and mode).  At most LOCKSWAP_STATS_PROM_SITES
  * sites of each kind get series of their own; they are admitted while
  * there is room, in the snapshot's order (most waited-for object first),
@@ -35,6 +35,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "arm.h"
 #include "delegation.h"
 #include "prom.h"
 

@@ -37,6 +37,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define LS_STATS_MAX_SLOTS (1u << 18)
@@ -91,7 +92,7 @@ static inline uint32_t ls_stats_word_slot(uint32_t word)
  * step must not count: the thread has no block yet (the initial value; its
  * first lock goes to the hooks, which attach one), it has exited, or it is
  * inside the profiler (`busy`, the statistics' in-profiler flag: entering
- * parks the countdown in `parked` and leaving gives it back, impl.h
+ * parks the countdown in `parked` and leaving gives it back, state.h
  * ls_stats_enter), so the inline step tests this one word, with the
  * decrement it makes anyway.  `mine` is the serial shifted to the holder
  * word's place in the 8 bytes that start at a slot word (ls_stats_quick_mine). */

@@ -16,7 +16,7 @@
  *   critical section that ended it).
  * Unlock: close a hold sample and answer a pending stack request, both
  *   after the release.
- * Rwlock: the same, on the record of the call's mode (impl.h: reads at the
+ * Rwlock: the same, on the record of the call's mode (data.h: reads at the
  *   object's slot, writes at the next).  A read that the first try got
  *   bumps the thread's counter and nothing else: no holder is recorded for
  *   reads, so readers never write a shared line for the statistics.  The
@@ -34,16 +34,18 @@
  */
 #include <errno.h>
 
-#include "impl.h"
+#include "data.h"
+#include "dump.h"
+#include "pending.h"
+#include "stacks.h"
+#include "state.h"
+#include "table.h"
+#include "thread.h"
 
-_Atomic unsigned ls_stats_mode __attribute__((aligned(64)));
-_Atomic unsigned ls_stats_top = 10;
-_Atomic unsigned ls_stats_sample = 16;
 /* Records whose want_holder_stack is set: while 0, unlock need not look
  * at its lock's record.  Written only by sampled waiters and the holders
  * that answer them. */
 _Atomic uint32_t ls_stats_stacks_asked;
-__thread uint32_t ls_stats_release_work;
 
 static inline struct ls_stats_thread *me(void)
 {
@@ -111,37 +113,6 @@ static inline struct ls_stats_count *counts(struct ls_stats_thread *t, uint32_t 
 	return &t->count[slot];
 }
 
-/* What this thread's next observed release has to do (hooks.h
- * ls_stats_release_work): close its open hold samples, record its
- * pending wait. */
-static inline void release_work_sync(const struct ls_stats_thread *t)
-{
-	ls_stats_release_work = t->nheld + t->pending.set;
-}
-
-static void wait_record(uint32_t slot, uint32_t wstack, uint32_t hstack, uintptr_t wsite,
-                        uintptr_t hsite, uint64_t ns)
-{
-	ls_stats_timing_add(&ls_stats_rec(slot)->wait, ns);
-	ls_stats_event_add(slot, wstack, hstack, wsite, hsite, ns);
-}
-
-void ls_stats_wait_flush(struct ls_stats_thread *t)
-{
-	if (LIKELY(!t->pending.set))
-		return;
-	struct ls_stats_pending_wait p = t->pending;
-	t->pending.set = false;
-	release_work_sync(t);
-	wait_record(p.slot, p.wstack, p.hstack, p.wsite, p.hsite, p.ns);
-}
-
-void ls_stats_wait_forget(struct ls_stats_thread *t)
-{
-	t->pending.set = false;
-	release_work_sync(t);
-}
-
 /* A sampled wait that ended holding the lock: its record's timing and the
  * event table are lines that every sampled waiter of the lock writes
  * (atomic adds), and written here they lengthen the critical section
@@ -166,7 +137,7 @@ static void wait_defer(struct ls_stats_thread *t, const struct ls_stats_call *k,
 		.hsite = k->hsite,
 		.ns = ns,
 	};
-	release_work_sync(t);
+	ls_stats_release_work_sync(t);
 	if (k->unlock_want)
 		atomic_fetch_or_explicit(k->unlock_want, LS_UNLOCK_WANT_OWN, memory_order_relaxed);
 }
@@ -187,7 +158,7 @@ static __attribute__((noinline)) void hold_open(struct ls_stats_thread *t, void 
 		t->nheld--;
 	}
 	t->held[t->nheld++] = (struct ls_stats_held){ obj, slot, t0 };
-	release_work_sync(t);
+	ls_stats_release_work_sync(t);
 }
 
 /* The open sample of obj, removed; 0 if none. */
@@ -201,7 +172,7 @@ static uint64_t hold_take(struct ls_stats_thread *t, void *obj, uint32_t *slot)
 		for (uint32_t j = i + 1; j < t->nheld; j++)
 			t->held[j - 1] = t->held[j];
 		--t->nheld;
-		release_work_sync(t);
+		ls_stats_release_work_sync(t);
 		return t0;
 	}
 	return 0;
@@ -404,7 +375,7 @@ static inline __attribute__((always_inline)) struct ls_stats_thread *
 quick(_Atomic uint32_t *slot, uintptr_t key, uint32_t *s)
 {
 	struct ls_stats_thread *t = ls_stats_me;
-	/* Inside the profiler the countdown is held at 1 (impl.h
+	/* Inside the profiler the countdown is held at 1 (state.h
 	 * ls_stats_enter): its test covers the in-profiler flag. */
 	if (LIKELY(t != NULL && ls_stats_q.hold_left > 1 && record_named(slot, key, s))) {
 		ls_stats_q.hold_left--;
@@ -471,7 +442,7 @@ static inline bool stack_gap_passed(struct ls_stats_thread *t, uint64_t now)
 }
 
 /* 1 contended wait in N is timed; 1 timed wait in LS_STATS_STACK_FACTOR
- * (at most one every LS_STATS_STACK_GAP_NS per thread, impl.h) also
+ * (at most one every LS_STATS_STACK_GAP_NS per thread, data.h) also
  * captures the waiter's stack and asks a holder for its own. */
 void ls_stats_lock_blocks(struct ls_stats_call *k, bool held)
 {
@@ -548,7 +519,7 @@ static void contended_end(struct ls_stats_call *k, int e)
 		if (got_it(e))
 			wait_defer(t, k, hstack, t1 - k->t0);
 		else
-			wait_record(k->slot, k->wstack, hstack, k->site, k->hsite, t1 - k->t0);
+			ls_stats_wait_record(k->slot, k->wstack, hstack, k->site, k->hsite, t1 - k->t0);
 	}
 	if (got_it(e)) {
 		call_acquired(k, hold ? t1 : 0);
@@ -619,7 +590,7 @@ uint64_t ls_stats_hold_quick_begin(_Atomic uint32_t *slot, const void *addr)
 	uint32_t s;
 	/* The countdown is at its end (1) here, so quick() would decline:
 	 * the same tests without it.  busy: in the profiler the countdown is
-	 * held at 1 too (impl.h ls_stats_enter), and that is no sample. */
+	 * held at 1 too (state.h ls_stats_enter), and that is no sample. */
 	if (UNLIKELY(t == NULL || ls_stats_q.busy || ls_stats_q.hold_left != 1 ||
 	             !record_named(slot, (uintptr_t)addr | LS_REC_MUTEX, &s)))
 		return 0;

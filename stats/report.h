@@ -15,7 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "impl.h"
+#include "data.h"
+#include "stacks.h"
+#include "state.h"
+#include "table.h"
+#include "thread.h"
+#include "unwind.h"
 
 #define LS_STATS_SCHEMA_VERSION 1
 

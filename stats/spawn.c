@@ -1,8 +1,9 @@
-/* spawn.c - ls_stats_spawn (impl.h): the statistics' own threads. */
+/* spawn.c - ls_stats_spawn (spawn.h): the statistics' own threads. */
 #include <pthread.h>
 #include <signal.h>
 
-#include "impl.h"
+#include "spawn.h"
+#include "state.h"
 
 bool ls_stats_spawn(void *(*fn)(void *), const char *name)
 {

@@ -16,7 +16,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "impl.h"
+#include "data.h"
+#include "stacks.h"
+#include "state.h"
+#include "unwind.h"
 
 #define STACK_CAP LS_STATS_STACK_CAP
 #define EVENT_CAP LS_STATS_EVENT_CAP

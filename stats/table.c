@@ -15,8 +15,11 @@
 
 #include <unistd.h>
 
-#include "impl.h"
-#include "prom.h"
+#include "data.h"
+#include "stacks.h"
+#include "state.h"
+#include "table.h"
+#include "unwind.h"
 
 struct ls_stats_config ls_stats_cfg;
 struct ls_stats_lock *ls_stats_recs;

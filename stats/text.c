@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arm.h"
 #include "delegation.h"
-#include "prom.h"
 #include "report.h"
 
 /* Pad to a display width (UTF-8 continuation bytes take no column). */

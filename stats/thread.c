@@ -29,14 +29,14 @@
 
 #include "../core/mutex/futexlock.h"
 #include "../core/runtime/thread.h"
-#include "impl.h"
+#include "data.h"
+#include "pending.h"
+#include "state.h"
+#include "table.h"
+#include "thread.h"
 
 __thread struct ls_stats_thread *ls_stats_me __attribute__((tls_model("initial-exec")));
 __thread bool ls_stats_gone __attribute__((tls_model("initial-exec")));
-/* hold_left 1: no block yet, the first lock takes the hooks' path (quick.h). */
-__thread struct ls_stats_quick ls_stats_q __attribute__((tls_model("initial-exec"))) = {
-	.hold_left = 1,
-};
 
 #define HDR_BYTES (((sizeof(struct ls_stats_thread) + 4095) / 4096) * 4096)
 #define COUNT_BYTES ((size_t)LS_STATS_MAX_SLOTS * sizeof(struct ls_stats_count))

@@ -24,7 +24,8 @@
 #include <link.h>
 #include <unwind.h>
 
-#include "impl.h"
+#include "state.h"
+#include "unwind.h"
 
 typedef _Unwind_Reason_Code (*trace_fn)(_Unwind_Trace_Fn, void *);
 typedef _Unwind_Ptr (*ip_fn)(struct _Unwind_Context *);

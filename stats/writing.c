@@ -5,7 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "impl.h"
+#include "state.h"
 
 /* 1 while a dump or an export writes; a CAS from 0 enters. */
 static _Atomic int dumping;

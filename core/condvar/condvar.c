@@ -4,7 +4,6 @@
 #include <sched.h>
 #include <stddef.h>
 
-#include "../runtime/futex.h"
 #include "../runtime/wait.h"
 #include "../runtime/timespec.h"
 
@@ -58,7 +57,7 @@ static uint32_t queue_lock(struct ls_condvar *cv)
 		    !atomic_compare_exchange_weak_explicit(&cv->lock, &w, e | LOCK_PARKED,
 		                                           memory_order_relaxed, memory_order_relaxed))
 			continue;
-		ls_futex_wait(&cv->lock, e | LOCK_PARKED, CLOCK_MONOTONIC, NULL);
+		ls_park_uncancellable(&cv->lock, e | LOCK_PARKED, CLOCK_MONOTONIC, NULL);
 	}
 }
 
@@ -66,7 +65,7 @@ static void queue_unlock(struct ls_condvar *cv, uint32_t e)
 {
 	/* release: publishes the queue updates to the next locker. */
 	if ((atomic_exchange_explicit(&cv->lock, e | LOCK_FREE, memory_order_release) & 3) == LOCK_PARKED)
-		ls_futex_wake(&cv->lock, 1);
+		ls_unpark(&cv->lock, 1);
 }
 
 static void unlink_waiter(struct ls_condvar *cv, struct ls_thread *t)
@@ -127,7 +126,7 @@ static uint32_t await_claim_end(struct ls_thread *self)
 }
 
 int ls_condvar_wait(struct ls_condvar *cv, struct ls_thread *self, clockid_t clock,
-                    const struct timespec *abstime, ls_park_fn park)
+                    const struct timespec *abstime)
 {
 	bool expired = abstime && ls_timespec_negative(abstime);
 	for (;;) {
@@ -145,7 +144,7 @@ int ls_condvar_wait(struct ls_condvar *cv, struct ls_thread *self, clockid_t clo
 				return ETIMEDOUT;
 			continue;
 		}
-		if (park(&self->event, LS_CV_WAITING, clock, abstime) == ETIMEDOUT)
+		if (ls_park_cancel_point(&self->event, LS_CV_WAITING, clock, abstime) == ETIMEDOUT)
 			expired = true;
 	}
 }
@@ -168,7 +167,7 @@ void ls_condvar_pass_baton(struct ls_thread *self)
 	struct ls_thread *next = self->cv_wake_next;
 	if (next) {
 		self->cv_wake_next = NULL;
-		ls_futex_wake(&next->event, 1);
+		ls_unpark(&next->event, 1);
 	}
 }
 
@@ -192,7 +191,7 @@ int ls_condvar_signal(struct ls_condvar *cv)
 	}
 	queue_unlock(cv, e);
 	if (woken)
-		ls_futex_wake(&woken->event, 1);
+		ls_unpark(&woken->event, 1);
 	return woken != NULL;
 }
 
@@ -228,6 +227,6 @@ int ls_condvar_broadcast(struct ls_condvar *cv)
 	}
 	queue_unlock(cv, e);
 	if (first)
-		ls_futex_wake(&first->event, 1);
+		ls_unpark(&first->event, 1);
 	return n;
 }

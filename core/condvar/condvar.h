@@ -60,17 +60,15 @@ struct ls_condvar {
 	struct ls_thread *tail;
 };
 
-/* How the waiter sleeps: ls_futex_wait, or a cancellable variant. */
-typedef int (*ls_park_fn)(const _Atomic uint32_t *word, uint32_t expected,
-                          clockid_t clock, const struct timespec *abstime);
-
 /* Enqueue the caller (state WAITING).  Call before releasing the mutex. */
 void ls_condvar_enqueue(struct ls_condvar *cv, struct ls_thread *self);
 
 /* Sleep until signalled (0) or until abstime passes (ETIMEDOUT, and the
- * caller is off the queue).  abstime NULL = no deadline; it must be valid. */
+ * caller is off the queue).  abstime NULL = no deadline; it must be valid.
+ * The sleep is a cancellation point (ls_park_cancel_point): a cancelled
+ * waiter leaves through the embedder's cleanup (ls_condvar_leave). */
 int ls_condvar_wait(struct ls_condvar *cv, struct ls_thread *self, clockid_t clock,
-                    const struct timespec *abstime, ls_park_fn park);
+                    const struct timespec *abstime);
 
 /* Leave the queue without waiting for a signal (cancellation, or a failed
  * mutex release).  If a signal had already been consumed it is passed on,

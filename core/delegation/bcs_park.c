@@ -18,7 +18,7 @@ uint32_t ls_bcs_park_wait_slow(_Atomic uint32_t *word)
 			return v & ~LS_BCS_PARK_SLEEP;
 	}
 	for (;;) {
-		ls_futex_wait(word, LS_BCS_PARK_SLEEP, CLOCK_MONOTONIC, NULL);
+		ls_park_uncancellable(word, LS_BCS_PARK_SLEEP, CLOCK_MONOTONIC, NULL);
 		v = atomic_load_explicit(word, memory_order_acquire);
 		if (v & ~LS_BCS_PARK_SLEEP)
 			return v & ~LS_BCS_PARK_SLEEP;

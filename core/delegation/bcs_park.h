@@ -26,7 +26,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "../runtime/futex.h"
+#include "../runtime/wait.h"
 
 #define LS_BCS_PARK_SLEEP 0x80000000u
 #define LS_BCS_PARK_BACKOFF_MAX 64u
@@ -50,7 +50,7 @@ static inline void ls_bcs_park_reply(_Atomic uint32_t *word, uint32_t v)
 	 * the owner's acquire of the reply. */
 	if (atomic_exchange_explicit(word, v, memory_order_release) &
 	    LS_BCS_PARK_SLEEP)
-		ls_futex_wake(word, 1);
+		ls_unpark(word, 1);
 }
 
 #endif

@@ -3,7 +3,6 @@
 #include <sched.h>
 #include <sys/mman.h>
 
-#include "../runtime/futex.h"
 #include "../runtime/wait.h"
 #include "../runtime/timespec.h"
 
@@ -157,7 +156,7 @@ static void reply(struct ls_bcslock_node *n, uint32_t flags)
 	/* release: pairs with the owner's acquire in node_wait(). */
 	uint32_t old = atomic_fetch_or_explicit(&n->status, flags, memory_order_release);
 	if (old & LS_BCSN_SLEEP)
-		ls_futex_wake(&n->status, 1);
+		ls_unpark(&n->status, 1);
 }
 
 /* ---- the FIFO of queued waiters (consumer only) ----------------------- */

@@ -77,7 +77,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../runtime/futex.h"
+#include "../runtime/wait.h"
 
 enum {
 	LS_MCS_LOCKED = 1u,

@@ -2,7 +2,6 @@
 
 #include <sched.h>
 
-#include "../runtime/futex.h"
 #include "../runtime/wait.h"
 #include "../runtime/thread.h"
 #include "../runtime/timespec.h"
@@ -74,7 +73,7 @@ static void signal_waiter(struct ls_thread *t, uint32_t ev)
 	/* release: pairs with the waiter's acquire load of its event (and for
 	 * HANDOFF, publishes our critical section to the new holder). */
 	atomic_store_explicit(&t->event, ev, memory_order_release);
-	ls_futex_wake(&t->event, 1);
+	ls_unpark(&t->event, 1);
 }
 
 /* QLOCKED held, *w current with waiters.  Unlink the oldest waiter and
@@ -285,7 +284,7 @@ static uint32_t await_dequeued(struct ls_thread *self)
 {
 	uint32_t ev;
 	while ((ev = atomic_load_explicit(&self->event, memory_order_acquire)) == LS_QUEUED_WAITING)
-		ls_futex_wait(&self->event, LS_QUEUED_WAITING, CLOCK_MONOTONIC, NULL);
+		ls_park_uncancellable(&self->event, LS_QUEUED_WAITING, CLOCK_MONOTONIC, NULL);
 	return ev;
 }
 

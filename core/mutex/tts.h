@@ -46,7 +46,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../runtime/futex.h"
+#include "../runtime/wait.h"
 
 enum {
 	LS_TTS_LOCKED = 1u,

@@ -1,8 +1,10 @@
 /*
  * futex.h - the only place lockswap talks to the kernel's futex(2).
  *
- * Every lock and condition variable in core/ parks on a 32-bit word with
- * ls_futex_wait() and is woken with ls_futex_wake().  All futexes are
+ * Every lock and condition variable in core/ parks on a 32-bit word and
+ * is woken through wait.h's door (ls_park and its variants, ls_unpark),
+ * which alone calls ls_futex_wait() and ls_futex_wake() (with the
+ * embedder's cancellable park, interpose/cancel.c).  All futexes are
  * process-private (FUTEX_PRIVATE_FLAG): process-shared objects never reach
  * lockswap's code, they are passed through to glibc.
  *

@@ -3,7 +3,6 @@
 #include <stddef.h>
 #include <sys/mman.h>
 
-#include "futex.h"
 #include "alloc_lock.h"
 #include "wait.h"
 
@@ -88,7 +87,7 @@ void ls_qnode_link(struct ls_qnode *pred, uint32_t id)
 	/* release: the successor's node is initialised before pred's owner
 	 * (or whoever skips pred) reads the link with acquire. */
 	if (atomic_exchange_explicit(&pred->next, id, memory_order_release) == LS_QNODE_LINK_PARKED)
-		ls_futex_wake(&pred->next, 1);
+		ls_unpark(&pred->next, 1);
 }
 
 static bool linked(struct ls_qnode *n, uint32_t *v)
@@ -112,7 +111,7 @@ uint32_t ls_qnode_wait_link(struct ls_qnode *n)
 		                                            memory_order_acquire,
 		                                            memory_order_acquire) ||
 		    v == LS_QNODE_LINK_PARKED)
-			ls_futex_wait(&n->next, LS_QNODE_LINK_PARKED, CLOCK_MONOTONIC, NULL);
+			ls_park_uncancellable(&n->next, LS_QNODE_LINK_PARKED, CLOCK_MONOTONIC, NULL);
 		else
 			return v;
 	}

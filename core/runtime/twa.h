@@ -38,7 +38,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "futex.h"
+#include "wait.h"
 
 #define LS_TWA_BUCKETS 4096u /* power of two */
 
@@ -66,7 +66,7 @@ static inline uint32_t ls_twa_enter(struct ls_twa_bucket *b)
 static inline int ls_twa_park(struct ls_twa_bucket *b, uint32_t seq, clockid_t clock,
                               const struct timespec *abstime)
 {
-	return ls_futex_wait(&b->seq, seq, clock, abstime);
+	return ls_park_uncancellable(&b->seq, seq, clock, abstime);
 }
 
 static inline void ls_twa_leave(struct ls_twa_bucket *b)
@@ -81,7 +81,7 @@ static inline void ls_twa_wake(struct ls_twa_bucket *b)
 	if (atomic_load_explicit(&b->parked, memory_order_seq_cst) == 0)
 		return;
 	atomic_fetch_add_explicit(&b->seq, 1, memory_order_seq_cst);
-	ls_futex_wake(&b->seq, INT_MAX);
+	ls_unpark(&b->seq, INT_MAX);
 }
 
 #endif

@@ -258,3 +258,18 @@ int ls_park(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
 		return hooks()->park(word, expected, clock, abstime, run_leave_steps, NULL);
 	return ls_futex_wait(word, expected, clock, abstime);
 }
+
+/* The condvar's waiter leaves through its own cleanup handler. */
+static void nothing_to_leave(void *arg)
+{
+	(void)arg;
+}
+
+int ls_park_cancel_point(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
+                         const struct timespec *abstime)
+{
+	const struct ls_wait_cancel_hooks *h = hooks();
+	if (h)
+		return h->park(word, expected, clock, abstime, nothing_to_leave, NULL);
+	return ls_futex_wait(word, expected, clock, abstime);
+}

@@ -32,7 +32,8 @@
  *      algorithm's header), so the next owner is already running when the
  *      lock is released, whenever a CPU is free for it.
  *
- *   3. How do I sleep?  ls_park() (a futex wait).  While a lock call runs
+ *   3. How do I sleep?  ls_park() (a futex wait); see "the one door"
+ *      below for its variants and ls_unpark().  While a lock call runs
  *      for a thread that had asynchronous cancellation enabled, its parks
  *      are the only places where it can be cancelled, and a cancellation
  *      there runs the "leave" steps that the algorithm registered with
@@ -134,17 +135,40 @@ void ls_spin_stop(struct ls_spin *s, bool won);
 		ls_won_;                                                 \
 	})
 
-/* ---- parking ---------------------------------------------------------- */
+/* ---- parking: the one door ------------------------------------------ */
 
-/* Wait while *word == expected (see ls_futex_wait for the results).
- * Cancellable inside an ls_wait_enter() scope of an asynchronously
- * cancellable thread. */
+/* Every sleep and wake-up in core/ goes through these four calls, and only
+ * they reach futex.h: a change to how waiters sleep (a probe, a different
+ * kernel primitive, a time-out policy) is made here and in wait.c.  All
+ * return what ls_futex_wait returns: 0 when woken (or spuriously), EAGAIN
+ * when *word already differed, ETIMEDOUT, EINTR; callers re-check. */
+
+/* Wait while *word == expected.  Cancellable inside an ls_wait_enter()
+ * scope of an asynchronously cancellable thread (the leave steps then
+ * run); elsewhere a plain wait.  A lock's waiters park here. */
 int ls_park(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
             const struct timespec *abstime);
 
-static inline void ls_unpark(const _Atomic uint32_t *word, int n)
+/* The same, never a cancellation point: for waits that must finish once
+ * begun (a dequeued waiter awaiting its verdict, a reply already owed, a
+ * short internal lock). */
+static inline int ls_park_uncancellable(const _Atomic uint32_t *word, uint32_t expected,
+                                        clockid_t clock, const struct timespec *abstime)
 {
-	ls_futex_wake(word, n);
+	return ls_futex_wait(word, expected, clock, abstime);
+}
+
+/* A wait that is a cancellation point whatever the thread's cancellation
+ * type, as pthread_cond_wait is: a cancellation inside it runs the
+ * caller's own cleanup handlers (the condvar's), not leave steps.
+ * Without the embedder's hooks, a plain wait. */
+int ls_park_cancel_point(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
+                         const struct timespec *abstime);
+
+/* Wake up to n threads parked on word; returns how many were woken. */
+static inline int ls_unpark(const _Atomic uint32_t *word, int n)
+{
+	return ls_futex_wake(word, n);
 }
 
 /* ---- cancellation ----------------------------------------------------- */
@@ -219,8 +243,9 @@ struct ls_wait_cancel_hooks {
 	 * it was on (and cancellation enabled), i.e. it must be restored. */
 	bool (*hold)(void);
 	void (*restore)(void);
-	/* Futex wait with asynchronous cancellation on, and `cleanup(arg)`
-	 * run if the thread is cancelled inside it. */
+	/* Futex wait with asynchronous cancellation on, the thread's
+	 * cancellation type restored after it, and `cleanup(arg)` run if the
+	 * thread is cancelled inside it. */
 	int (*park)(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
 	            const struct timespec *abstime, void (*cleanup)(void *), void *arg);
 };

@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <limits.h>
 
-#include "../runtime/futex.h"
 #include "../runtime/wait.h"
 #include "../runtime/timespec.h"
 
@@ -54,7 +53,7 @@ static void slot_release(uint32_t slot)
 	 * whose seq_cst slot load sees the entry gone. */
 	uint64_t old = atomic_exchange_explicit(&ls_bravo_table[slot], 0, memory_order_release);
 	if (old & LS_BRAVO_SLOT_WAITED)
-		ls_futex_wake(slot_futex(slot), INT_MAX);
+		ls_unpark(slot_futex(slot), INT_MAX);
 }
 
 static bool fast_read(struct ls_bravo *b, unsigned flags)

@@ -1,5 +1,5 @@
 /*
- * bravo.h - reader-biased wrapper around the compact rwlock (core/rwlock/rwlock.h).
+ * bravo.h - reader-biased wrapper around the compact rwlock (core/rwlock/rwfutex.h).
  *
  * Source: D. Dice and A. Kogan, "BRAVO: Biased Locking for Reader-Writer
  * Locks" (USENIX ATC 2019): readers announce themselves in a process-wide
@@ -75,7 +75,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "rwlock.h"
+#include "rwfutex.h"
 
 #define LS_BRAVO_BIASED UINT64_C(1)
 #define LS_BRAVO_DRAINING UINT64_C(2)

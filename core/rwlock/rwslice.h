@@ -1,6 +1,6 @@
 /*
  * rwslice.h - lock slices (core/wrap/slice.h) in front of the compact futex
- * rwlock (core/rwlock/rwlock.h): long-term fairness for reader-writer locks
+ * rwlock (core/rwlock/rwfutex.h): long-term fairness for reader-writer locks
  * at barging speed.
  *
  * Why: the futex rwlock alone lets every thread at the lock at once.  At
@@ -40,7 +40,7 @@
 #define LS_CORE_RWLOCK_RWSLICE_H
 
 #include "../wrap/slice.h"
-#include "rwlock.h"
+#include "rwfutex.h"
 
 struct ls_rwslice {
 	struct ls_slice slice;

@@ -4,7 +4,6 @@
 #include <limits.h>
 #include <stdbool.h>
 
-#include "../runtime/futex.h"
 #include "../runtime/thread.h"
 #include "../runtime/ticks.h"
 #include "../runtime/timespec.h"

@@ -112,7 +112,7 @@
 enum { LS_CAP_SEM_TICKET = 0, LS_CAP_SEM_TWA = 1 };
 enum { LS_CAP_MODE_ALWAYS = 0, LS_CAP_MODE_CONTENDED = 1 };
 
-/* Option targets (backends/tunables.def). */
+/* Option targets (the settings in the backend's file, backends/). */
 extern _Atomic unsigned ls_capacitor_bypass; /* LOCKSWAP_BYPASS: B */
 extern _Atomic unsigned ls_capacitor_sem;    /* LOCKSWAP_CAPACITOR_SEM */
 extern _Atomic unsigned ls_capacitor_skip;   /* LOCKSWAP_CAPACITOR_SKIP, per mille */
@@ -149,7 +149,7 @@ int ls_capacitor_acquire(struct ls_capacitor *c, const struct ls_lockable *in, v
                          clockid_t clock, const struct timespec *abstime);
 int ls_capacitor_trylock(struct ls_capacitor *c, const struct ls_lockable *in, void *inner);
 
-/* B, in 1..LS_CAP_MAX_BYPASS: the option's range (backends/tunables.def),
+/* B, in 1..LS_CAP_MAX_BYPASS: the option's range (backends/capacitor.c),
  * which whoever else stores it (the unit tests) keeps to. */
 static inline unsigned ls_capacitor_b(void)
 {

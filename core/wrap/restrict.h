@@ -111,7 +111,7 @@
 #define LS_RS_MAX_ACTIVE 1024u
 #define LS_RS_MAX_ROTATE 8191u
 
-/* Option targets (backends/tunables.def). */
+/* Option targets (the settings in the backend's file, backends/). */
 extern _Atomic unsigned ls_restrict_active; /* LOCKSWAP_RESTRICT_ACTIVE: LIMIT */
 extern _Atomic unsigned ls_restrict_rotate; /* LOCKSWAP_RESTRICT_ROTATE: K */
 

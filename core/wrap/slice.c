@@ -257,12 +257,24 @@ static bool pays(const struct ls_slice_self *s, uint64_t now, bool final)
 
 /* End the caller's slice of r (it no longer holds the inner lock).
  * `paying`: the owner's returns to the lock say a slice of one pays (see
- * pays()).  If not, and more threads wait than a group has members
- * (ls_slice_group_size), the next slice is a group: the lock is not the
+ * pays()).  If not, and at least k threads wait (k = ls_slice_group_size,
+ * LOCKSWAP_SLICE_SEATS), the next slice is a group: the lock is not the
  * bottleneck, so one owner would leave CPUs idle, but the waiters are
  * more than the CPUs, so letting them all go would leave the shares to
- * the CPU scheduler; a group keeps the CPUs busy and rotates the rest in
- * FIFO order.  Otherwise the queue is flushed and slices rest (QUIET). */
+ * the CPU scheduler (MutexBench's moderate section at 32 threads on 2
+ * CPUs: min share 0.66-0.74, as glibc's); a group keeps the CPUs busy and
+ * rotates the rest in FIFO order (off by default: groups cost LevelDB
+ * readrandom 3-12% at 8-32 threads on 2 CPUs).  Otherwise the queue is
+ * flushed and slices rest for ~64 ms (QUIET, LS_SLICE_QUIET_UNITS).
+ * Each clears RUN, MARKED and the mark (SLICE_BITS):
+ *   nobody queued   (g, g, OWNED)       -> (g, g, -)           closed
+ *   a ghost queued  (g, n, OWNED|GHOST) -> (n, n, -)           flushed, wake g..n-1
+ *   paying          (g, n, OWNED)       -> (g+1, n, OWNED)     gen+1: the head owns it;
+ *                                                              wake g and the new head g+1
+ *   not paying,     (g, n, OWNED)       -> (g+k, n, OWNED|GROUP)  gen+1: the k oldest
+ *     n-g >= k                                                    share it; wake g..g+k
+ *   not paying      (g, n, OWNED)       -> (n, n, QUIET)       flushed, quiet = now + ~64 ms;
+ *                                                              wake g..n-1 */
 static void end_slice(struct ls_slice *r, bool paying)
 {
 	ls_slice_self.lock = NULL;
@@ -304,14 +316,23 @@ static void end_slice(struct ls_slice *r, bool paying)
 }
 
 /* A member of a group slice leaves: at its seat's end, or before (it is
- * about to block, timed out, or was cancelled).  Its seat goes to the
+ * about to block, timed out, or was cancelled):
+ *   nobody queued  (g, g, OWNED|GROUP)       -> (g, g, -)            closed
+ *   a ghost        (g, n, OWNED|GROUP|GHOST) -> (n, n, -)            flushed, wake g..n-1
+ *   else           (g, n, OWNED|GROUP)       -> (g+1, n, OWNED|GROUP)  same gen: ticket g takes
+ *                                                                      the seat; wake g, g+1
+ *   another gen, or not OWNED: no change (a later group took the seat).  Its seat goes to the
  * head, in the same generation: seats rotate one at a time, so the other
  * members keep the CPUs busy while the new one wakes (a whole group
  * changing at once left a CPU idle for each wake-up: 0.78x glibc against
  * 0.83x on MutexBench's moderate section, 32 threads on 2 CPUs).  A
  * member of an earlier group passes nothing: the group that followed took
  * its seat.  With nobody queued the group closes (the members left go on
- * as in an open lock: there is nobody to restrict them for). */
+ * as in an open lock: there is nobody to restrict them for).  Each member
+ * leaves at its own seat's end (the wall limit, ls_slice_spent); about
+ * one seat's end in LS_SLICE_GROUP_RENEW starts a new group instead (the k
+ * oldest again, ls_slice_unlock_end), which bounds how long a seat can
+ * stay lost to a member that went elsewhere. */
 static void pass_seat(struct ls_slice *r)
 {
 	uint32_t gen = ls_slice_self.gen;
@@ -426,8 +447,15 @@ struct leave_ctx {
 	bool owner;  /* owns the slice (registered) */
 };
 
-/* A queued waiter gives up ticket t.  Returns true if t was served
- * meanwhile (w then holds the word that says how). */
+/* A queued waiter gives up ticket t (a timeout, a cancellation).  Returns
+ * true if t was served meanwhile (w then holds the word that says how):
+ *   served (t < g)    no change; turn_of says what t got (an owner's
+ *                     timed lock that fails then ends that slice)
+ *   the last ticket   (g, t+1)        -> (g, t)         taken back
+ *   the head,         (t, n)          -> (t+1, n)       the watch passes on;
+ *     RUN or GROUP set                                  wake t+1
+ *   elsewhere         (g, n)          -> (g, n, GHOST)  the next slice end
+ *                                                       flushes; wake t+1 */
 static bool give_back(struct ls_slice *r, uint32_t t, uint64_t *served_w)
 {
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
@@ -464,8 +492,9 @@ static bool give_back(struct ls_slice *r, uint32_t t, uint64_t *served_w)
 	return false;
 }
 
-/* Served ticket t in word w: the slice's new owner, a member of its
- * group, or let go.  A slice of one owner is the head's only while grant
+/* Served ticket t in word w (t < grant): the slice's new owner (OWNED and
+ * grant == t+1), a member of its group (OWNED and GROUP), or let go
+ * (flushed or skipped: the inner lock once, as in an open lock).  A slice of one owner is the head's only while grant
  * is just past it (a later hand-over or flush moved on without it).  In a
  * group, any served waiter is a member: seats pass one at a time, so a
  * waiter that the CPU scheduler keeps from running for a few passes (on 2
@@ -517,11 +546,23 @@ static uint64_t watch_units(void)
 	return (us * 1000u * LS_SLICE_WATCH_FACTOR + (1u << 20) - 1) / (1u << 20) + 1;
 }
 
-/* The watch (see slice.h), by ticket t's waiter after a timed park.  The
- * first watcher marks the word; the owner clears the mark at its next
+/* The watch, by ticket t's waiter after a timed park: the head (t ==
+ * grant), and every waiter while GHOST is set, parks with a timeout of a
+ * watch period (LS_SLICE_WATCH_FACTOR x LOCKSWAP_SLICE_US).  The first
+ * watcher marks the word; the owner clears the mark at its next
  * acquisition; a mark still there a whole period later means the owner
- * stalled, and the head (a waiter that runs: ShflLock's lesson) takes the
- * slice over, or, with GHOST, anyone flushes.  An owner that has not run
+ * stalled (descheduled, exited, cancelled, or stopped calling), and the
+ * head (a waiter that runs: ShflLock's lesson) takes the slice over, or,
+ * with GHOST, anyone flushes.  The mark lives in the word, so a waiter
+ * whose timed lock gives up before a whole period can still complete a
+ * watch that another waiter, or its own earlier attempt, began:
+ *   owner ran, no mark   (g, n, OWNED|RUN)        -> (g, n, OWNED|RUN|MARKED)  mark = now
+ *   mark a period old,   (g, n, OWNED|RUN|MARKED) -> (g+1, n, OWNED)  gen+1, the head owns it
+ *     t == g                                        (a group's: g+min(k, n-g), GROUP kept);
+ *                                                   wake the other members and the new head
+ *   mark a period old,   (g, n, OWNED|...)        -> (n, n, -)        flushed, wake g..n-1
+ *     GHOST, or the owner never ran behind sharers
+ *   otherwise            no change: keep waiting  An owner that has not run
  * yet while the inner lock is held shared (x->in->shared: readers of an
  * rwlock) is flushed too: the holders may be waiting for a thread queued
  * here.  Returns TURN_OWNER, TURN_PLAIN (flushed), or -1 (keep waiting). */
@@ -664,8 +705,14 @@ static bool owns_another(const struct ls_slice *r)
 	return ls_ticks_since(s->start, ls_ticks()) < s->wall + watch;
 }
 
-/* Arrive on the slow path: own a new slice (TURN_OWNER), go to the inner
- * lock as in an open lock (TURN_PLAIN), or queue (-1, ticket in x->t). */
+/* Arrive on the slow path (the inner lock was found held): own a new
+ * slice (TURN_OWNER), go to the inner lock as in an open lock
+ * (TURN_PLAIN), or queue (-1, ticket in x->t):
+ *   open, not quiet  (g, g, -)  -> (g, g, OWNED)  gen+1, QUIET, RUN and GROUP cleared:
+ *                                                 the caller owns the new slice
+ *   open, quiet      no change: the inner lock
+ *   a slice or queue (g, n)     -> (g, n+1)       ticket n: park on the waiting-array
+ *                                                 bucket (r, n) until n < grant */
 static int arrive(struct leave_ctx *x)
 {
 	struct ls_slice *r = x->r;

@@ -8,57 +8,25 @@
  * acquisition.  A contended lock is owned, one slice at a time, by one
  * thread, which re-acquires it with a hot cache and no competition; the
  * others park in FIFO order, and at the end of a slice the lock is handed
- * to the oldest waiter.  One wake-up per slice instead of one per
- * acquisition: the hand-over that makes FIFO locks 100x slower than glibc
- * oversubscribed is paid once a millisecond.  Written from the paper's
- * description, not from any code; the departures from it are ours:
- *
- *  - A slice ends when its owner has HELD the lock for LOCKSWAP_SLICE_US
- *    (usage accounting, so threads with long critical sections get the
- *    same hold time as threads with short ones, not more), or after 4x
- *    that in wall time, or already after 1x that in wall time if the
- *    owner held the lock for at most an eighth of it (an owner that idles,
- *    not using the lock it keeps from the others: the locks a program
- *    takes off its critical path).  Every thread that waits gets one
- *    slice per rotation, so hold-time shares over a window of a few
- *    rotations are equal among threads that use their slices, whatever
- *    each thread's critical section (or, with LOCKSWAP_SLICE_SHARES=nice,
- *    in proportion to their CFS weights: each slice scaled by its
- *    owner's nice value, slice_share.h).  Holds are timed with the
- *    time-stamp counter: all of a slice's first LS_SLICE_PROBE_N, then
- *    about one in LS_SLICE_SAMPLE_EVERY at random places, each standing
- *    for the untimed ones since the last (a clock read costs as much as
- *    the lock's atomic instruction).
- *  - Slices are only kept where they pay.  A slice forfeits the parallel
- *    work other threads could do outside the lock; it pays when the owner
- *    comes back to the lock sooner than the lock could move to another
- *    CPU (most of its gaps between release and next acquisition within
- *    LOCKSWAP_SLICE_GAP_NS), or when no CPU was free for that parallel
- *    work anyway (the owner itself was preempted and got less than half
- *    a CPU over its slice: LOCKSWAP_SLICE_BUSY).  Otherwise, at the slice's end, every waiter is let go to
- *    the inner lock, and the lock stays open (plain inner lock, its speed
- *    and its fairness) for a quiet period of ~64 ms before a contended
- *    arrival tries a slice again.
- *  - Groups where the lock is not the bottleneck but has more takers than
- *    CPUs.  Letting everyone go would leave the shares to the CPU
- *    scheduler (MutexBench's moderate section at 32 threads on 2 CPUs:
- *    min share 0.66-0.74, as glibc's); one owner would leave CPUs idle.
- *    So, where LOCKSWAP_SLICE_SEATS asks for groups of k (off by default:
- *    they cost LevelDB readrandom 3-12% at 8-32 threads on 2 CPUs; `auto`
- *    is the CPUs + 1), a slice that does not pay, with at least k queued,
- *    is handed to the k oldest waiters at once: a
- *    group, whose members take the inner lock among themselves and keep
- *    the CPUs busy, while the others park.  Each member leaves at its own
- *    seat's end (the wall limit, ls_slice_spent) and passes its seat
- *    to the head; about one seat's end in LS_SLICE_GROUP_RENEW starts a
- *    new group instead (the k oldest again), which bounds how long a
- *    seat can stay lost to a member that went elsewhere.  The concurrency
- *    restriction of Dice and Kogan's GCR and Malthusian locks, counting
- *    the threads that circulate (not only those inside), rotated by time
- *    like u-SCL's slices.
- *  - Uncontended, the lock is open: one load of this word and the inner
- *    lock's trylock.  The first arrival that finds the inner lock held
- *    opens a slice for itself.
+ * to the oldest waiter: one wake-up per slice instead of one per
+ * acquisition.  Written from the paper's description, not from any code.
+ * Our departures, each explained where slice.c does it:
+ *   - a slice ends after LOCKSWAP_SLICE_US of HOLD time (usage, sampled
+ *     with the time-stamp counter), 4x that of wall time, or 1x that of
+ *     wall time for an owner that idles (ls_slice_spent);
+ *   - slices are kept only where they pay: the owner comes back within
+ *     LOCKSWAP_SLICE_GAP_NS, or no CPU was free anyway
+ *     (LOCKSWAP_SLICE_BUSY); else the lock stays open ~64 ms (pays(),
+ *     end_slice);
+ *   - groups, where the lock is not the bottleneck but more threads wait
+ *     than LOCKSWAP_SLICE_SEATS: the k oldest share the slice, seats
+ *     rotating one at a time (end_slice, pass_seat), the concurrency
+ *     restriction of Dice and Kogan's GCR and Malthusian locks rotated by
+ *     time;
+ *   - the watch: a stalled owner's slice is taken over by the head
+ *     (watch);
+ *   - LOCKSWAP_SLICE_SHARES=nice scales each slice by its owner's CFS
+ *     weight (slice_share.h).
  *
  * Mutual exclusion is always the inner lock's: this word only decides who
  * may try.  Every mistake it can make under races (a stale owner, two
@@ -84,96 +52,47 @@
  *                        mark) at its next acquisition
  * At most 8191 threads may queue on one lock at once.
  *
+ * Transitions are written at the code that makes them (slice.c: arrive,
+ * end_slice, pass_seat, watch, give_back), as
+ *     (grant, next, FLAGS) -> (grant', next', FLAGS')
+ * with g = grant, n = next, k = the group size, gen+1 for a new
+ * generation, and the flags that are not named left as they were.  Each
+ * is one CAS on the word, except the owner's RUN (a fetch_or) and its
+ * clearing of MARKED (a fetch_and, only when a waiter has set it).
+ *
  * Who owns the slice is thread-local (ls_slice_self): the lock, the
- * generation, and whether it is a group's.  A group's members all carry
- * its generation; a member of an earlier group goes on while groups do
- * (GROUP set), until its own seat's end.  A thread that owns a slice of one lock never queues for, or
- * opens, a slice of another: it goes to that lock's inner lock directly
- * (two owners queued in each other's slices would wait for each other).  A thread owns the slice of r iff OWNED is set and its
- * record names r and the word's generation.
- *
- * Transitions (each one CAS on the word, except the owner's RUN, a
- * fetch_or, and its clearing of MARKED, a fetch_and, only ever done when
- * a waiter has set it):
- *   open arrival   inner trylock; on success done.  Else, unless QUIET
- *                  and before `quiet`: OWNED, gen+1 (own the new slice),
- *                  then the inner lock.  In the quiet: the inner lock.
- *   queued arrival (OWNED or a queue) take ticket t = next, park on the
- *                  waiting-array bucket (c, t) (core/runtime/twa.h) until
- *                  t < grant: the owner iff grant == t+1 and OWNED, a
- *                  member iff OWNED and GROUP, else let go (flushed or
- *                  skipped): then the inner lock once.
- *   slice end      (the owner's unlock with nobody queued, its budget
- *                  spent, or its probe saying slices do not pay): with
- *                  nobody queued, clear OWNED (a slice only lasts while
- *                  someone waits for it, so an owner that moves on
- *                  strands nobody);
- *                  with a queue and the slice paying, hand over:
- *                  grant+1, gen+1, RUN and GROUP cleared, and wake the
- *                  new owner and the new head; not paying with at least
- *                  k queued: the same with grant+k and GROUP set (wake
- *                  the k members and the new head); otherwise (or with
- *                  GHOST) flush: grant = next, OWNED, GROUP and GHOST
- *                  cleared (QUIET set when slices do not pay), everyone
- *                  woken.
- *   seat pass      (a member's seat's end, or a member leaving early:
- *                  timeout, cancellation, unlock_to_wait) grant+1 in the
- *                  same generation, wake the new member and the new head;
- *                  nobody queued: close (OWNED, GROUP cleared); a member
- *                  of an earlier generation passes nothing.
- *   watch          the head (t == grant), and every waiter while GHOST
- *                  is set, parks with a timeout (the watch period, 4 x
- *                  LOCKSWAP_SLICE_US); woken by it, once the owner has
- *                  run (RUN), it sets MARKED and the mark time if they
- *                  are clear.  If it finds MARKED
- *                  already set for a whole watch period, the owner made no
- *                  acquisition since (it was descheduled, exited, was
- *                  cancelled, or stopped calling): the head, running now,
- *                  takes the slice over: grant+1, gen+1, RUN and MARKED
- *                  cleared, and wakes the new head (with GHOST: flush).
- *                  The mark lives in the word, so a waiter whose timed
- *                  lock gives up before a whole period can still complete
- *                  a watch another waiter, or its own earlier attempt,
- *                  began.
- *   abandon        (timeout or cancellation while queued) t < grant: it
- *                  was served meanwhile, go on (an owner's timed lock
- *                  that fails ends the slice); the last ticket: next-1;
- *                  the head: grant+1 (no generation change), wake the new
- *                  head, unless a slice handed to one owner waits for it
- *                  to run (RUN and GROUP clear: that owner knows itself
- *                  by grant); in the middle, or such a head: GHOST (the
- *                  next slice end flushes).
- * Progress: the head is always awake or parked with a timeout while a
- * slice runs, and the watch's mark lives in the word, so an owner that
- * exits, is cancelled or stops calling strands the queue for about two
- * watch periods at most (one to mark, one to see the mark stay), even
- * when every waiter uses timed locks shorter than a period.
- *
- * A holder about to block in a condvar wait unlocks with
- * ls_slice_unlock_to_wait, which ends its slice at once (the interposer
- * calls the backends' unlock_to_wait there).
- *
- * trylock: the inner trylock, slice or not (a trylock never waits in
- * line: refusing it during slices would starve a thread that spins on
- * trylock for as long as the lock stays contended); the owner's counts as
- * an acquisition of its slice.
+ * generation, whether it is a group's.  A thread owns the slice of r iff
+ * OWNED is set and its record names r and the word's generation (a
+ * member of an earlier group goes on while GROUP is set, until its own
+ * seat's end).  An owner of one lock's slice never queues for, or opens,
+ * a slice of another: it takes that lock's inner lock directly
+ * (owns_another).
  *
  * Fairness: while a slice runs, arrivals queue FIFO and every slice end
  * serves the head, so a waiter with q tickets ahead is served within
- * q+1 slices (in groups: once q+1 tickets were served, one per seat pass
- * and k per group start, with k seats ending concurrently), each slice
- * or seat at most 4 x LOCKSWAP_SLICE_US of wall time (plus at
- * most 2 x LS_SLICE_SAMPLE_EVERY - 1 untimed acquisitions of under
- * LS_SLICE_DENSE_NS each, and wake latency): the wait bound.  Outside
- * slices (open, quiet) the inner lock's fairness applies.
+ * q+1 slices (in groups: once q+1 tickets were served), each at most
+ * 4 x LOCKSWAP_SLICE_US of wall time (plus at most
+ * 2 x LS_SLICE_SAMPLE_EVERY - 1 untimed acquisitions of under
+ * LS_SLICE_DENSE_NS each, and wake latency).  Outside slices (open,
+ * quiet) the inner lock's fairness applies.
+ * Progress: the head is awake or parked with a timeout while a slice
+ * runs, and the watch's mark lives in the word, so an owner that exits,
+ * is cancelled or stops calling strands the queue for about two watch
+ * periods at most.
+ *
+ * trylock: the inner trylock, slice or not (a trylock never waits in
+ * line: refusing it during slices would starve a thread that spins on
+ * trylock); the owner's counts as an acquisition of its slice.  A holder
+ * about to block in a condvar wait ends its slice at once
+ * (ls_slice_unlock_to_wait).
  *
  * Memory order: the word protects no data (the inner lock does): its
- * RMWs are relaxed except the waiting array's pair (core/runtime/twa.h): every
- * CAS that moves grant, and the waiter's re-check, are seq_cst.
+ * RMWs are relaxed except the waiting array's pair (core/runtime/twa.h):
+ * every CAS that moves grant, and the waiter's re-check, are seq_cst.
  *
  * fork: every slow path compares the epoch; on a mismatch the word is
- * reset to open with no queue (the forking thread may hold the inner
- * lock; dead threads' tickets are forgotten).
+ * reset to open with no queue (renew: the forking thread may hold the
+ * inner lock; dead threads' tickets are forgotten).
  */
 #ifndef LS_CORE_SLICE_H
 #define LS_CORE_SLICE_H
@@ -214,7 +133,7 @@
 #define LS_SLICE_GROUP_RENEW 8u  /* about one seat's end in 8 starts a new group */
 #define LS_SLICE_SEATS_AUTO 0xffffffffu /* ls_slice_seats: the CPUs the process may use, + 1 */
 
-/* Option targets (backends/tunables.def). */
+/* Option targets (the settings in the backend's file, backends/). */
 extern _Atomic unsigned ls_slice_us;     /* LOCKSWAP_SLICE_US: hold budget */
 extern _Atomic unsigned ls_slice_gap_ns; /* LOCKSWAP_SLICE_GAP_NS: the probe's bar */
 extern _Atomic unsigned ls_slice_busy_pays; /* LOCKSWAP_SLICE_BUSY: no free CPU, slices pay */

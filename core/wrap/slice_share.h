@@ -33,7 +33,7 @@
 #define LS_SLICE_SHARE_MAX_STEPS 15
 #define LS_SLICE_SHARE_REFRESH_NS 10000000u /* 10 ms */
 
-/* Option target (backends/tunables.def): LS_SLICE_SHARES_*. */
+/* Option target (backends/slice.c settings): LS_SLICE_SHARES_*. */
 extern _Atomic unsigned ls_slice_shares;
 
 /* 1.25^steps in 16.16 fixed point, steps clamped to

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Group "layers": the sources' dependencies point one way
-# (tests/layers/include_graph.py): no include circle among the C modules,
+# (tests/layers/include_graph.py): no circle among the C modules, of
+# includes or of calls (read from the build's objects, $B/obj; the circles
+# listed in known_circles.txt are debt, printed but not failed), parking
+# only through core/runtime/wait.h,
 # core/runtime includes only itself, core/ only core/, backends/ neither
 # interpose/ nor stats/; no import circle among the CLI's Python modules.
 # The checker first proves on synthetic trees that it finds each kind of
@@ -16,6 +19,12 @@ while IFS= read -r line; do
 	esac
 done < <(/usr/bin/python3 "$check" --self-test 2>&1)
 
-out=$(/usr/bin/python3 "$check" "$ROOT" 2>&1) && ok "the C includes and the CLI's imports have no circle and respect the layers" ||
-	while IFS= read -r line; do fail "$line"; done <<<"$out"
+if [ ! -d "$B/obj/core" ]; then
+	fail "no objects in $B/obj to read the calls from: build first (make all)"
+else
+	out=$(/usr/bin/python3 "$check" "$ROOT" "$B/obj" 2>"$LOGS/layers-known.txt") &&
+		ok "the C includes and calls and the CLI's imports have no new circle and respect the layers" ||
+		while IFS= read -r line; do fail "$line"; done <<<"$out"
+	sed 's/^/# /' "$LOGS/layers-known.txt"
+fi
 finish layers

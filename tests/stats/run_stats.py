@@ -334,7 +334,7 @@ def test_pending_wait(backend, tmp):
 
 def test_stack_gap(backend, tmp):
     """Summary mode takes at most one waiter stack per thread every 20 ms
-    (stats/impl.h LS_STATS_STACK_GAP_NS) when STATS_SAMPLE > 1, whatever the
+    (stats/data.h LS_STATS_STACK_GAP_NS) when STATS_SAMPLE > 1, whatever the
     contention rate: four threads contending for 300 ms, nearly every lock
     call waiting (tests/preload/stats_stackgap.c), at STATS_SAMPLE=2 time
     about one contended wait in two, and at one in four of those would take

@@ -25,7 +25,7 @@
 #include "../deadline.h"
 
 #include "../../backends/rwlock.h"
-#include "../../core/rwlock/rwlock.h"
+#include "../../core/rwlock/rwfutex.h"
 
 static const struct ls_rwlock_ops *rw;
 static bool (*quiet)(void *state);

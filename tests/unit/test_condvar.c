@@ -30,7 +30,7 @@ static int cond_wait(const struct timespec *deadline)
 	struct ls_thread *self = ls_thread_self();
 	ls_condvar_enqueue(&cv, self);
 	ls_futexlock_unlock(&mtx);
-	int r = ls_condvar_wait(&cv, self, CLOCK_MONOTONIC, deadline, ls_futex_wait);
+	int r = ls_condvar_wait(&cv, self, CLOCK_MONOTONIC, deadline);
 	ls_futexlock_lock(&mtx);
 	if (r == 0)
 		ls_condvar_pass_baton(self);
@@ -108,7 +108,7 @@ static void *baton_waiter(void *arg)
 	ls_futexlock_lock(&mtx);
 	ls_condvar_enqueue(&cv, self);
 	ls_futexlock_unlock(&mtx);
-	assert_int_equal(ls_condvar_wait(&cv, self, CLOCK_MONOTONIC, NULL, ls_futex_wait), 0);
+	assert_int_equal(ls_condvar_wait(&cv, self, CLOCK_MONOTONIC, NULL), 0);
 	atomic_fetch_add(&left_wait, 1); /* woken, before re-taking the mutex */
 	ls_futexlock_lock(&mtx);
 	ls_condvar_pass_baton(self);
@@ -221,7 +221,7 @@ static void *second_waiter(void *arg)
 	ls_condvar_enqueue(&cv, self);
 	atomic_store(&stage, 2);
 	struct timespec d = deadline_in(CLOCK_MONOTONIC, 5000);
-	atomic_store(&second_result, ls_condvar_wait(&cv, self, CLOCK_MONOTONIC, &d, ls_futex_wait));
+	atomic_store(&second_result, ls_condvar_wait(&cv, self, CLOCK_MONOTONIC, &d));
 	return NULL;
 }
 

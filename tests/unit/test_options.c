@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "../../core/wrap/capacitor.h" /* ls_capacitor_bypass, an arm's setting */
 #include "../../interpose/option_syntax.c"
 #include "../../interpose/options.c"
 #include "../../interpose/arms.c"
@@ -128,34 +129,38 @@ static void stats_signal_values(void **state)
 
 static void every_option_default_is_valid(void **state)
 {
-	for (size_t i = 0; i < ls_options_count; i++) {
+	for (size_t i = 0; i < ls_option_count(); i++) {
 		err[0] = 0;
-		bool ok = ls_option_check(&ls_options[i], ls_options[i].def, err, sizeof err);
+		bool ok = ls_option_check(ls_option_at(i), ls_option_at(i)->def, err, sizeof err);
 		if (!ok)
-			fail_msg("default of LOCKSWAP_%s rejected: %s", ls_options[i].name, err);
+			fail_msg("default of LOCKSWAP_%s rejected: %s", ls_option_at(i)->name, err);
 	}
 }
 
-/* The algorithms' settings (backends/tunables.def) start, before any
- * start-up, at the value their default text means: the core/ modules run
- * with them as they are when no shim sets them (the native API, the unit
- * tests). */
+/* The algorithms' settings (each backend's `.settings`) and the waiting
+ * policy's SPIN start, before any start-up, at the value their default text
+ * means: the core/ modules run with them as they are when no shim sets them
+ * (the native API, the unit tests).  Each is an option, found by name. */
+static void check_starts_at_default(const struct ls_option *s)
+{
+	const struct ls_option *o = ls_option_find(s->name);
+	assert_ptr_equal(o, s);
+	unsigned want = (unsigned)ls_option_number(o, o->def);
+	unsigned got = atomic_load(o->target);
+	if (got != want)
+		fail_msg("LOCKSWAP_%s: the target starts at %u, the default '%s' means %u",
+		         o->name, got, o->def, want);
+}
+
 static void tunables_start_at_their_defaults(void **state)
 {
-	static const struct { const char *name; _Atomic unsigned *target; } tunables[] = {
-#define LS_TUNABLE(NAME, KIND, DEF, MIN, MAX, CHOICES, TARGET, HELP) { #NAME, TARGET },
-#include "../../backends/tunables.def"
-#undef LS_TUNABLE
-	};
-	for (size_t i = 0; i < sizeof tunables / sizeof tunables[0]; i++) {
-		const struct ls_option *o = ls_option_find(tunables[i].name);
-		assert_non_null(o);
-		unsigned want = (unsigned)ls_option_number(o, o->def);
-		unsigned got = atomic_load(tunables[i].target);
-		if (got != want)
-			fail_msg("LOCKSWAP_%s: the target starts at %u, the default '%s' means %u",
-			         o->name, got, o->def, want);
-	}
+	(void)state;
+	size_t seen = 0;
+	for (const struct ls_lock_ops *const *b = ls_backends; *b; b++)
+		for (const struct ls_option *s = (*b)->settings; s && s->name; s++, seen++)
+			check_starts_at_default(s);
+	assert_true(seen >= 12); /* capacitor, restrict, slice, queued */
+	check_starts_at_default(ls_option_find("SPIN"));
 }
 
 /* The chosen arm's settings are the options' values, over the environment. */

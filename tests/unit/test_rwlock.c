@@ -1,5 +1,5 @@
 /*
- * test_rwlock.c - the compact futex rwlock (core/rwlock/rwlock.h) through its
+ * test_rwlock.c - the compact futex rwlock (core/rwlock/rwfutex.h) through its
  * backend table entry "futex".  Behaviour only, never timing.
  */
 #include "rwlock_checks.h"

@@ -1,5 +1,5 @@
 /*
- * rwlock.h - compact futex reader-writer lock: one 64-bit state word and
+ * rwfutex.h - compact futex reader-writer lock: one 64-bit state word and
  * two 32-bit futex words, 16 bytes, all-zero = unlocked.
  *
  * Source: the futex-word rwlock shape of musl's pthread_rwlock and
@@ -75,14 +75,14 @@
  * stronger) RMW of unlock.  The park/wake race is a Dekker pattern: a
  * sleeper counts itself into rq/wq and then loads the state word; a waker
  * changes the state word and then loads rq/wq; all four are seq_cst, so at
- * least one side sees the other (rwlock.c).
+ * least one side sees the other (rwfutex.c).
  *
  * fork: a read or write lock held by another parent thread stays held in
  * the child (as with glibc); sleeper counts of dead threads only cause a
  * futile wake.
  */
-#ifndef LS_CORE_RWLOCK_H
-#define LS_CORE_RWLOCK_H
+#ifndef LS_CORE_RWFUTEX_H
+#define LS_CORE_RWFUTEX_H
 
 #include <errno.h>
 #include <stdatomic.h>

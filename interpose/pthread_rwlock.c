@@ -1,5 +1,5 @@
 /*
- * rwlock.c - the exported pthread_rwlock_* functions.
+ * pthread_rwlock.c - the exported pthread_rwlock_* functions.
  *
  * Every call: the active rwlock backend (one load after ls_active()), the
  * pass-through test (glibc backend, or __shared set: process-shared

@@ -1,8 +1,7 @@
-#include "rwlock.h"
+#include "rwfutex.h"
 
 #include <limits.h>
 
-#include "../runtime/futex.h"
 #include "../runtime/wait.h"
 #include "../runtime/timespec.h"
 
@@ -84,7 +83,7 @@ static void wake_one(_Atomic uint32_t *q)
 	/* release: a sleeper that sees the new sequence also sees the state
 	 * change that preceded it (it re-loads the word anyway). */
 	atomic_fetch_add_explicit(q, LS_RW_SEQ, memory_order_release);
-	ls_futex_wake(q, 1);
+	ls_unpark(q, 1);
 }
 
 /* Wake every sleeper of q (readers) and remove their counts: bump the
@@ -101,7 +100,7 @@ static int wake_all(_Atomic uint32_t *q)
 		if (!(v & LS_RW_SLEEPERS_MASK))
 			return 0;
 	} while (!atomic_compare_exchange_weak(q, &v, (v & ~LS_RW_SLEEPERS_MASK) + LS_RW_SEQ));
-	return ls_futex_wake(q, INT_MAX);
+	return ls_unpark(q, INT_MAX);
 }
 
 /* The last reader left and writers wait: hand the lock to them unless a
