@@ -24,7 +24,8 @@ void short_windows_alloc(struct short_windows *sw, double seconds, int threads)
 static uint32_t counted_ms(const struct short_windows *const *sws, int n,
                            const struct window_clock *wc)
 {
-	uint64_t len = wc->end > wc->start ? wc->end - wc->start : 0;
+	uint64_t end = atomic_load_explicit(&wc->end, memory_order_relaxed);
+	uint64_t len = end > wc->start ? end - wc->start : 0;
 	uint64_t ms = (uint64_t)(((unsigned __int128)len * wc->ms_mul) >> 64);
 	for (int i = 0; i < n; i++)
 		if (ms > sws[i]->nms)
@@ -77,9 +78,10 @@ void short_windows_longest_ns(const struct short_windows *const *sws, int n,
 	for (int i = 0; i < n; i++) {
 		const struct short_windows *sw = sws[i];
 		uint64_t longest = sw->longest;
+		uint64_t end = atomic_load_explicit(&wc->end, memory_order_relaxed);
 		uint64_t from = sw->last > wc->start ? sw->last : wc->start;
-		if (wc->end > from && wc->end - from > longest)
-			longest = wc->end - from;
+		if (end > from && end - from > longest)
+			longest = end - from;
 		out[i] = ticks_to_ns(wc, longest);
 	}
 }

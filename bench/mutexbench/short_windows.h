@@ -31,8 +31,10 @@ struct short_windows {
 
 /* One acquisition at `now`, inside the window.  A stretch starts at the
  * thread's previous acquisition or at the window's start, whichever is
- * later; `now` may precede the start by the time it took this thread to
- * see `measuring` set. */
+ * later, and ends here or at the window's end, whichever is earlier: `now`
+ * may precede the start by the time it took this thread to see
+ * `measuring` set, and follow the end by the time it takes to see it
+ * cleared.  (Counts past the end fall in milliseconds never read.) */
 static inline void short_windows_record(struct short_windows *sw, const struct window_clock *wc,
                                         uint64_t now)
 {
@@ -40,9 +42,11 @@ static inline void short_windows_record(struct short_windows *sw, const struct w
 	uint64_t ms = (uint64_t)(((unsigned __int128)since * wc->ms_mul) >> 64);
 	if (ms < sw->nms)
 		sw->per_ms[ms]++;
+	uint64_t end = atomic_load_explicit(&wc->end, memory_order_relaxed);
+	uint64_t to = end && now > end ? end : now;
 	uint64_t from = sw->last > wc->start ? sw->last : wc->start;
-	if (now > from && now - from > sw->longest)
-		sw->longest = now - from;
+	if (to > from && to - from > sw->longest)
+		sw->longest = to - from;
 	sw->last = now;
 }
 

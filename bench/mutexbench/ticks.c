@@ -52,5 +52,5 @@ void ticks_open_window(struct window_clock *wc)
 	wc->ns_per_tick = 1.0 / per_ns;
 	wc->ms_mul = (uint64_t)(18446744073709551616.0 / (per_ns * 1e6));
 	wc->start = ticks;
-	wc->end = 0;
+	atomic_store_explicit(&wc->end, 0, memory_order_relaxed);
 }

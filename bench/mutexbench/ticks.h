@@ -12,6 +12,7 @@
 #ifndef MUTEXBENCH_TICKS_H
 #define MUTEXBENCH_TICKS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -33,9 +34,12 @@ static inline uint64_t ticks_now(void)
 /* The window on the ticks clock, and how to cut it into milliseconds:
  * ms = (ticks since start * ms_mul) >> 64, a multiply instead of a
  * division in the timed loop.  Written by the main thread before it sets
- * `measuring`, read-only afterwards (end: after the join). */
+ * `measuring`, read-only afterwards, except `end`: 0 until the window
+ * closes, then its end, set before `measuring` is cleared, so that a
+ * thread still recording then can cut its stretch there. */
 struct window_clock {
-	uint64_t start, end;         /* ticks */
+	uint64_t start;              /* ticks */
+	_Atomic uint64_t end;        /* ticks; 0 while the window is open */
 	uint64_t ms_mul;             /* 2^64 / ticks per ms */
 	double ns_per_tick;
 };

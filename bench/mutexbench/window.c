@@ -90,7 +90,11 @@ void measure_window(struct window *w)
 	sleep_until(w->start + (uint64_t)(opt.seconds * 1e9));
 	snapshot(w->ops1, w->hold1, w->cpu1, &w->ru1);
 	w->end = now_ns();
-	window_clock.end = ticks_now();
+	/* The short windows last as long as this window, to the tick: read
+	 * from the clock, a main thread preempted between the two reads would
+	 * make them longer or shorter. */
+	uint64_t len = (uint64_t)((double)(w->end - w->start) / window_clock.ns_per_tick);
+	atomic_store_explicit(&window_clock.end, window_clock.start + len, memory_order_relaxed);
 	atomic_store_explicit(&measuring, false, memory_order_relaxed);
 }
 

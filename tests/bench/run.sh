@@ -498,6 +498,22 @@ if [ -f "$LIB" ]; then
 	done
 	expect_json "preloaded leveldb readwhilewriting" leveldb 2 readwhilewriting=all -- \
 		env LD_PRELOAD="$LIB" "$LB" --json --num 5000 --threads 2 --benchmarks readwhilewriting
+	# scripts/manycore-delegation.sh end to end, tiny: a backend this build
+	# lacks is left out with a line, the user's tunables are kept beside
+	# rseq=0, and the summary has a row per thread count and backend.
+	name="manycore-delegation.sh runs end to end"
+	run env BACKENDS="glibc futex nosuch" THREADS=2 LDB_THREADS=2 RUNS=2 DUR=0.05 NO_BUILD=1 \
+		GLIBC_TUNABLES=glibc.malloc.check=0 bash "$ROOT/scripts/manycore-delegation.sh" "$TMP/mcd"
+	sum=$TMP/mcd/summary.md
+	if [ "$rc" -ne 0 ]; then bad "$name" "exit $rc: $(tail -c 300 "$TMP/err")"
+	elif ! grep -q "backend 'nosuch' is not in this build's list" "$TMP/err" ||
+	     ! grep -q '^left out (not in this build): nosuch$' "$sum"; then bad "$name" "nosuch not reported"
+	elif ! grep -q '^GLIBC_TUNABLES: glibc.malloc.check=0:glibc.pthread.rseq=0$' "$sum"; then
+		bad "$name" "tunables: $(grep GLIBC_TUNABLES "$sum")"
+	elif [ "$(grep -cE '^\| 2 \| (glibc|futex) \| [0-9]' "$sum")" -ne 6 ] ||
+	     grep -q '^Not run' "$sum" || ! grep -q '^Failed runs: 0 ' "$sum"; then
+		bad "$name" "summary: $(head -c 400 "$sum")"
+	else ok "$name"; fi
 else
 	echo "ok - preloaded runs # SKIP $LIB not built"
 	pass=$((pass + 1))
