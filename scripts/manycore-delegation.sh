@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # manycore-delegation.sh - issue 37's many-core rows in one run of at most
-# 10 minutes (about 4 with the defaults on 16 cores): what delegation
-# changes, against glibc, futex and slices.
+# 10 minutes: what delegation changes, against glibc, futex and slices.
+# With the defaults it makes (RUNS+1) x 4 backends x (2 + 2 + 3 points) =
+# 168 runs of about 1 s (3 s at most unless one hangs: 8.4 min).
 #
 #   bash scripts/manycore-delegation.sh [OUT]      default OUT: out/manycore-delegation
 #
@@ -27,7 +28,9 @@
 #   RUNS=5               measured rounds per point (one warm-up round more)
 #   MB_ARGS="--cs-work 10 --ncs-work 10"   MutexBench's workload (the short section)
 #   LDB_NUM=100000       LevelDB keys
-#   TIMEOUT=60           seconds before a run is killed and counted as failed
+#   TIMEOUT=30           seconds before a run is killed and counted as failed (a
+#                        run takes 3 s at most when nothing hangs: warm-up, up to
+#                        2 s for every thread's first op, DUR)
 #   PY=/usr/bin/python3  the interpreter with numpy
 #   NO_BUILD=1           use the tree as built
 #
@@ -47,7 +50,7 @@ DUR=${DUR:-0.5}
 RUNS=${RUNS:-5}
 MB_ARGS=${MB_ARGS:---cs-work 10 --ncs-work 10}
 LDB_NUM=${LDB_NUM:-100000}
-TIMEOUT=${TIMEOUT:-60}
+TIMEOUT=${TIMEOUT:-30}
 PY=${PY:-/usr/bin/python3}
 LS=("$PY" scripts/lockswap)
 MB=build/bench/mutexbench
@@ -102,15 +105,15 @@ sweep() { # NAME THREADS -- SWEEP-ARGS... -- CMD...
 # shellcheck disable=SC2086  # MB_ARGS splits into its flags on purpose
 sweep mutex "$THREADS" --json-key throughput --fairness-key fair_1ms_min_share \
 	--extra-key fair_10ms_min_share --extra-key min_share --extra-key longest_stretch_max_us -- \
-	$MB --threads {threads} --seconds "$DUR" $MB_ARGS --json
+	$MB --threads '{threads}' --seconds "$DUR" $MB_ARGS --json
 # shellcheck disable=SC2086
 sweep request "$THREADS" --json-key request_worst_thread_p99_ns --lower-is-better \
 	--fairness-key fair_1ms_min_share --extra-key request_p99_ns --extra-key request_p999_ns \
 	--extra-key request_max_ns --extra-key throughput -- \
-	$MB --mode request --threads {threads} --seconds "$DUR" $MB_ARGS --json
+	$MB --mode request --threads '{threads}' --seconds "$DUR" $MB_ARGS --json
 if [ -x "$LB" ]; then
 	sweep leveldb "$LDB_THREADS" --json-key ops_per_sec -- \
-		$LB --benchmarks readrandom --threads {threads} --num "$LDB_NUM" --seconds "$DUR" --json
+		$LB --benchmarks readrandom --threads '{threads}' --num "$LDB_NUM" --seconds "$DUR" --json
 else
 	say "no $LB (needs libleveldb-dev: bash scripts/install-deps.sh); LevelDB left out"
 fi
