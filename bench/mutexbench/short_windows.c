@@ -11,10 +11,14 @@
 
 void short_windows_alloc(struct short_windows *sw, double seconds, int threads)
 {
-	/* Twice the window's ms and 100 more: on a loaded machine the main
-	 * thread that closes the window can wake late, and the window (and
-	 * its `seconds`) with it.  calloc gives untouched pages for free. */
+	/* Twice the window's ms, and at least SHORT_WINDOWS_MIN_MS: on a
+	 * loaded machine the main thread that closes the window can wake late
+	 * (a 0.3 s window once lasted 0.96 s here), and the window, and its
+	 * `seconds`, with it.  calloc maps counters this large from the
+	 * kernel's zero pages: those never touched cost nothing. */
 	double want = ceil(seconds * 1000.0) * 2 + 100;
+	if (want < SHORT_WINDOWS_MIN_MS)
+		want = SHORT_WINDOWS_MIN_MS;
 	double cap = (double)(SHORT_WINDOWS_TOTAL_MS / (unsigned)threads);
 	sw->nms = (uint32_t)(want < cap ? want : cap);
 	sw->per_ms = xcalloc(sw->nms, sizeof *sw->per_ms);

@@ -19,8 +19,12 @@
 #include "ticks.h"
 
 /* Per-thread counters of all threads together, at most: past this the
- * window's later milliseconds are not counted (figures say how many were). */
-#define SHORT_WINDOWS_TOTAL_MS (1u << 24)
+ * window's later milliseconds are not counted (figures say how many were).
+ * 256 MiB of address space, touched only as far as the window goes. */
+#define SHORT_WINDOWS_TOTAL_MS (1u << 26)
+/* Each thread's counters cover at least this many ms (65 s): a short
+ * window that closes late is still counted whole. */
+#define SHORT_WINDOWS_MIN_MS 65536u
 
 struct short_windows {
 	uint32_t *per_ms;            /* acquisitions in each ms of the window */
