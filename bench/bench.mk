@@ -10,9 +10,11 @@ all: $(BENCH_BINS)
 bench-bins: $(BENCH_BINS)
 .PHONY: bench-bins
 
-$(B)/bench/mutexbench: bench/mutexbench.c
+# One program from bench/mutexbench/*.c (one idea a file: mutexbench.h lists them).
+MUTEXBENCH_SRC := $(sort $(wildcard bench/mutexbench/*.c))
+$(B)/bench/mutexbench: $(MUTEXBENCH_SRC) $(wildcard bench/mutexbench/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -O2 -g -Wall -o $@ $< -lpthread
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -o $@ $(MUTEXBENCH_SRC) -lpthread -lm
 
 # Shared -lleveldb on purpose: LevelDB's own std::mutex calls must resolve
 # to pthread_mutex_* at run time, where the preloaded interposer wins.

@@ -129,6 +129,76 @@ def cpu(o, n):
         if not isinstance(o[key], int) or o[key] < 0:
             bad("%s %r" % (key, o[key]))
 
+SHORT_KEYS = {"fair_%s_%s" % (w, k) for w in ("1ms", "10ms")
+              for k in ("windows", "idle_windows", "min_share", "median_min_share")} | \
+             {"longest_stretch_max_us", "longest_stretch_median_us", "per_thread_longest_stretch_us"}
+WAIT_KEYS = {"wait_p50_ns", "wait_p99_ns", "wait_p999_ns"}
+REQUEST_KEYS = {"requests", "request_p50_ns", "request_p99_ns", "request_p999_ns",
+                "request_max_ns", "request_worst_thread_p99_ns", "per_thread_request_p99_ns"}
+
+def short_windows(o, n):
+    """Whole 1 ms and 10 ms windows of the steady window (as many as its
+    length holds, give or take the edges; the 10 ms ones cut from the same
+    milliseconds), each share in [0,1] or null when no window had an
+    acquisition, the median at least the min; the longest stretches per
+    thread within the window."""
+    ms = o["seconds"] * 1000
+    w1, w10 = o["fair_1ms_windows"], o["fair_10ms_windows"]
+    if not (isinstance(w1, int) and ms - 3 <= w1 <= ms + 1):
+        bad("fair_1ms_windows %r for a window of %r ms" % (w1, ms))
+    if w10 != w1 // 10:
+        bad("fair_10ms_windows %r, expected %r // 10" % (w10, w1))
+    for w, count in (("1ms", w1), ("10ms", w10)):
+        idle, lo, med = (o["fair_%s_%s" % (w, k)] for k in ("idle_windows", "min_share",
+                                                            "median_min_share"))
+        if not (isinstance(idle, int) and 0 <= idle <= count):
+            bad("fair_%s_idle_windows %r of %r" % (w, idle, count))
+        if (lo is None) != (idle == count) or (med is None) != (lo is None):
+            bad("fair_%s min/median %r/%r with %r idle of %r windows" % (w, lo, med, idle, count))
+        if lo is not None and not (0 <= lo <= med <= 1):
+            bad("fair_%s min %r, median %r: not 0 <= min <= median <= 1" % (w, lo, med))
+    # Every thread acquired in every busy 1 ms window: no stretch can span
+    # a whole window, and none is more than 1 ms before the first or after
+    # the last (the end's partial window): under 3 ms.
+    st = o["per_thread_longest_stretch_us"]
+    if len(st) != n or any(not (0 <= x <= o["seconds"] * 1e6 + 5e3) for x in st):
+        bad("per_thread_longest_stretch_us %r" % st)
+    srt = sorted(st)
+    median = srt[n // 2] if n % 2 else (srt[n // 2 - 1] + srt[n // 2]) / 2
+    if abs(o["longest_stretch_max_us"] - max(st)) > 0.1 or \
+       abs(o["longest_stretch_median_us"] - median) > 0.1:
+        bad("longest_stretch max/median %r/%r of %r" % (o["longest_stretch_max_us"],
+                                                        o["longest_stretch_median_us"], st))
+    if (o["fair_1ms_min_share"] or 0) > 0 and o["fair_1ms_idle_windows"] == 0 and max(st) >= 3000:
+        bad("every thread acquired in every 1 ms window, yet a stretch of %r us" % max(st))
+    if n == 1 and o["fair_1ms_min_share"] not in (None, 1.0):
+        bad("one thread, yet fair_1ms_min_share %r" % o["fair_1ms_min_share"])
+    want = float(os.environ.get("WANT_STRETCH_US", 0))
+    if max(st) < want:
+        bad("longest stretch %r us, at least %r expected" % (max(st), want))
+
+def requests(o, n):
+    """Every request in the window was an op; p50 <= p99 <= p99.9 <= max,
+    the worst thread's p99 between the overall p99 (a mixture's quantile is
+    at most its worst part's) and the max."""
+    if not (isinstance(o["requests"], int) and 0 < o["requests"] <= o["total_ops"]):
+        bad("requests %r (total_ops %r)" % (o["requests"], o["total_ops"]))
+    p = [o["request_p50_ns"], o["request_p99_ns"], o["request_p999_ns"], o["request_max_ns"]]
+    if any(not isinstance(x, int) or x <= 0 for x in p) or p != sorted(p):
+        bad("request p50/p99/p99.9/max not ordered positive ints: %r" % p)
+    per = o["per_thread_request_p99_ns"]
+    if len(per) != n or o["request_worst_thread_p99_ns"] != max(per):
+        bad("request_worst_thread_p99_ns %r is not the max of %r"
+            % (o["request_worst_thread_p99_ns"], per))
+    if not (o["request_p99_ns"] <= o["request_worst_thread_p99_ns"] <= o["request_max_ns"]):
+        bad("worst thread's p99 %r outside [p99 %r, max %r]" % (
+            o["request_worst_thread_p99_ns"], o["request_p99_ns"], o["request_max_ns"]))
+    if n == 1 and o["request_worst_thread_p99_ns"] != o["request_p99_ns"]:
+        bad("one thread, yet its p99 %r differs from all requests' %r"
+            % (o["request_worst_thread_p99_ns"], o["request_p99_ns"]))
+    if o["request_max_ns"] > o["run_seconds"] * 1e9 + 1e7:
+        bad("request_max_ns %r longer than the run" % o["request_max_ns"])
+
 def classes(o, n, cs_lines, class_cs):
     """Thread i is in class i % len(class_cs); in work units each section
     holds 1 + cs_work + cs_lines, and the window's edges cut at most one
@@ -177,8 +247,9 @@ if kind == "mutex":            # mutex MODE THREADS [excl]
         bad("expected one JSON line, got %d" % len(objs))
     o = objs[0]
     keys = {"bench", "mode", "threads", "locks", "seconds", "ops", "throughput",
-            "min_share", "max_share", "jain", "wait_p50_ns", "wait_p99_ns",
-            "wait_p999_ns", "per_thread_ops", "exclusion_ok"} | WINDOW_KEYS | HOLD_KEYS | CPU_KEYS
+            "min_share", "max_share", "jain", "per_thread_ops",
+            "exclusion_ok"} | WINDOW_KEYS | HOLD_KEYS | CPU_KEYS | SHORT_KEYS
+    keys |= REQUEST_KEYS if mode == "request" else WAIT_KEYS
     if "classes" in o:
         keys |= {"classes", "class_hold_min_vs_equal", "class_hold_max_vs_equal"}
     if os.environ.get("WANT_NICE"):
@@ -198,9 +269,13 @@ if kind == "mutex":            # mutex MODE THREADS [excl]
     shares(o, n)
     if not (o["seconds"] > 0 and o["throughput"] > 0):
         bad("seconds/throughput not positive")
-    p = [o["wait_p50_ns"], o["wait_p99_ns"], o["wait_p999_ns"]]
-    if any(not isinstance(x, int) or x < 0 for x in p) or p != sorted(p):
-        bad("wait percentiles not ordered non-negative ints: %r" % p)
+    if mode == "request":
+        requests(o, n)
+    else:
+        p = [o["wait_p50_ns"], o["wait_p99_ns"], o["wait_p999_ns"]]
+        if any(not isinstance(x, int) or x < 0 for x in p) or p != sorted(p):
+            bad("wait percentiles not ordered non-negative ints: %r" % p)
+    short_windows(o, n)
     if mode == "condvar" and not (o["produced"] == o["consumed"] > 0):
         bad("produced %r consumed %r" % (o["produced"], o["consumed"]))
     window(o)
@@ -280,9 +355,14 @@ if [ "$rc" -eq 0 ] && grep -q -- --threads "$TMP/out" && ! grep -q -e break -e l
 then ok "mutexbench --help"; else bad "mutexbench --help" "exit $rc or wrong text"; fi
 
 run "$MB" --seconds $S --threads 3
-re='^mutexbench mode=mutex threads=3 locks=1 secs=[0-9.]+ ops=[0-9]+ throughput=[0-9]+ ops/s min_share=[0-9.]+ max_share=[0-9.]+ jain=[0-9.]+ wait_p50_ns=[0-9]+ wait_p99_ns=[0-9]+ wait_p999_ns=[0-9]+ hold_min_share=[0-9.]+ hold_jain=[0-9.]+ cpu_min_share=[0-9.]+ switches=[0-9]+\+[0-9]+ window=[0-9.]+-[0-9.]+s\((warmup|all_acquired|timeout)\)$'
+re='^mutexbench mode=mutex threads=3 locks=1 secs=[0-9.]+ ops=[0-9]+ throughput=[0-9]+ ops/s min_share=[0-9.]+ max_share=[0-9.]+ jain=[0-9.]+ wait_p50_ns=[0-9]+ wait_p99_ns=[0-9]+ wait_p999_ns=[0-9]+ hold_min_share=[0-9.]+ hold_jain=[0-9.]+ cpu_min_share=[0-9.]+ switches=[0-9]+\+[0-9]+ window=[0-9.]+-[0-9.]+s\((warmup|all_acquired|timeout)\) fair_1ms_min_share=([0-9.]+|-) fair_10ms_min_share=([0-9.]+|-) longest_stretch_us=[0-9.]+$'
 if [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 1 ] && grep -Eq "$re" "$TMP/out"
 then ok "mutexbench human line"; else bad "mutexbench human line" "exit $rc: $(head -c 300 "$TMP/out")"; fi
+
+run "$MB" --seconds $S --threads 2 --mode request
+re='^mutexbench mode=request threads=2 locks=1 secs=[0-9.]+ ops=[0-9]+ throughput=[0-9]+ ops/s min_share=[0-9.]+ max_share=[0-9.]+ jain=[0-9.]+ hold_min_share=[0-9.]+ hold_jain=[0-9.]+ cpu_min_share=[0-9.]+ switches=[0-9]+\+[0-9]+ window=[0-9.]+-[0-9.]+s\((warmup|all_acquired|timeout)\) fair_1ms_min_share=([0-9.]+|-) fair_10ms_min_share=([0-9.]+|-) longest_stretch_us=[0-9.]+ request_p50_ns=[0-9]+ request_p99_ns=[0-9]+ request_p999_ns=[0-9]+ request_max_ns=[0-9]+ request_worst_thread_p99_ns=[0-9]+$'
+if [ "$rc" -eq 0 ] && [ "$(wc -l <"$TMP/out")" -eq 1 ] && grep -Eq "$re" "$TMP/out"
+then ok "mutexbench request mode human line"; else bad "mutexbench request mode human line" "exit $rc: $(head -c 400 "$TMP/out")"; fi
 
 expect_json "mutexbench mutex json" mutex mutex 4 -- "$MB" --json --seconds $S
 expect_json "mutexbench trylock json" mutex trylock 3 -- "$MB" --json --seconds $S --mode trylock --threads 3
@@ -320,13 +400,32 @@ WANT_RULE=all_acquired WANT_LATE=1 expect_json "mutexbench window waits for a la
 WANT_RULE=timeout expect_json "mutexbench window opens after the cap without a starved thread" \
 	mutex mutex 3 -- "$MB" --json --seconds 0.1 --threads 3 --warmup 0 --late-thread 3.2
 
+# Request mode: every request timed (percentiles ordered, the worst
+# thread's p99 between the p99 and the max); with one thread its p99 is
+# the p99 of all requests, and every short window's share is 1.
+expect_json "mutexbench request mode" mutex request 4 -- \
+	"$MB" --json --seconds $S --mode request --cs-work 60 --ncs-work 20
+expect_json "mutexbench request mode, 1 thread" mutex request 1 -- \
+	"$MB" --json --seconds $S --mode request --threads 1
+expect_json "mutexbench request mode, 3 locks" mutex request 3 -- \
+	"$MB" --json --seconds $S --mode request --threads 3 --locks 3
+
+# An unfair setting by construction: thread 1's critical section is 10^7
+# dependent PRNG steps, at least 5 ms on any CPU (2 G steps/s would take
+# one step per cycle at 5 GHz; a slow or loaded machine only lengthens it).
+# Thread 0 cannot acquire while thread 1 holds the lock, and thread 1's
+# own acquisitions lie a section apart, so some thread goes at least 5 ms
+# without one (unless thread 1 starves the whole window: longer still).
+WANT_STRETCH_US=5000 expect_json "mutexbench a 10^7-step section shows a 5 ms stretch" \
+	mutex mutex 2 excl 0 0 10000000 -- "$MB" --json --seconds $S --threads 2 --classes 0,10000000
+
 expect_json "mutexbench rwlock, 2 locks" mutex rwlock 4 -- \
 	"$MB" --json --seconds $S --mode rwlock --locks 2 --read-pct 90
 expect_json "mutexbench rwlock, readers only" mutex rwlock 3 -- \
 	"$MB" --json --seconds $S --mode rwlock --threads 3 --read-pct 100 --cs-lines 2
 
 # The checker must catch a thread that skips the lock.
-for m in mutex mixed rwlock; do
+for m in mutex mixed rwlock request; do
 	name="mutexbench --break-exclusion ($m) is detected"
 	run "$MB" --json --seconds $S --threads 2 --mode $m --break-exclusion
 	why=$(check_json mutex $m 2 broken)
@@ -399,6 +498,22 @@ if [ -f "$LIB" ]; then
 	done
 	expect_json "preloaded leveldb readwhilewriting" leveldb 2 readwhilewriting=all -- \
 		env LD_PRELOAD="$LIB" "$LB" --json --num 5000 --threads 2 --benchmarks readwhilewriting
+	# scripts/manycore-delegation.sh end to end, tiny: a backend this build
+	# lacks is left out with a line, the user's tunables are kept beside
+	# rseq=0, and the summary has a row per thread count and backend.
+	name="manycore-delegation.sh runs end to end"
+	run env BACKENDS="glibc futex nosuch" THREADS=2 LDB_THREADS=2 RUNS=2 DUR=0.05 NO_BUILD=1 \
+		GLIBC_TUNABLES=glibc.malloc.check=0 bash "$ROOT/scripts/manycore-delegation.sh" "$TMP/mcd"
+	sum=$TMP/mcd/summary.md
+	if [ "$rc" -ne 0 ]; then bad "$name" "exit $rc: $(tail -c 300 "$TMP/err")"
+	elif ! grep -q "backend 'nosuch' is not in this build's list" "$TMP/err" ||
+	     ! grep -q '^left out (not in this build): nosuch$' "$sum"; then bad "$name" "nosuch not reported"
+	elif ! grep -q '^GLIBC_TUNABLES: glibc.malloc.check=0:glibc.pthread.rseq=0$' "$sum"; then
+		bad "$name" "tunables: $(grep GLIBC_TUNABLES "$sum")"
+	elif [ "$(grep -cE '^\| 2 \| (glibc|futex) \| [0-9]' "$sum")" -ne 6 ] ||
+	     grep -q '^Not run' "$sum" || ! grep -q '^Failed runs: 0 ' "$sum"; then
+		bad "$name" "summary: $(head -c 400 "$sum")"
+	else ok "$name"; fi
 else
 	echo "ok - preloaded runs # SKIP $LIB not built"
 	pass=$((pass + 1))
