@@ -18,8 +18,8 @@ preload-bins: $(B)/preload/libstripped.so
 # The C++ call-site test's program (tests/stats/cxx_sites.py), at -O0 (the
 # standard library's lock wrappers are calls of their own) and at -O2
 # (they are inlined into the program's functions).
-$(B)/preload/cxx_sites_O%: tests/preload/names/cxx_sites.cc
+$(B)/preload/stats_cxx_sites_O%: tests/preload/names/cxx_sites.cc
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O$* -g -Wall -o $@ $< -lpthread
 
-preload-bins: $(B)/preload/cxx_sites_O0 $(B)/preload/cxx_sites_O2
+preload-bins: $(B)/preload/stats_cxx_sites_O0 $(B)/preload/stats_cxx_sites_O2

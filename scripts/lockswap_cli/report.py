@@ -7,6 +7,7 @@ from .errors import ToolError, UsageError
 from .output import text_table
 from . import by_arm
 from . import callsite
+from . import debug_hint
 from . import plot as plots
 from . import pprof
 from . import symbolize
@@ -272,10 +273,6 @@ def plot(docs, path, top):
     plots.save(plt, fig, path)
 
 
-UNKNOWN_NOTE = ("?? (object+offset): no symbol of the object covers that address (a stripped "
-                "library); its separate debug information names it: install its -dbgsym "
-                "package (/usr/lib/debug), or give --debug-dir DIR")
-
 FLEET_ONLY = ("baseline", "metric", "lower_is_better", "out")
 
 
@@ -315,7 +312,8 @@ def main(args):
     print(header(doc))
     print()
     print(body)
-    if "?? (" in body:
+    hint = debug_hint.note(doc, body)
+    if hint:
         print()
-        print(UNKNOWN_NOTE)
+        print("\n".join(hint))
     return 0

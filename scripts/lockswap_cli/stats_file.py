@@ -13,16 +13,45 @@ SCHEMA = "lockswap-stats"
 SCHEMA_VERSION = 1
 
 
+HOW_TO_PROFILE = ("a statistics file is what a program writes under LOCKSWAP_STATS=summary "
+                  "LOCKSWAP_STATS_FILE=FILE.json (or lockswap run --stats summary --set "
+                  "STATS_FILE=FILE.json -- CMD)")
+
+
+def not_statistics(path, doc):
+    """Why DOC (parsed from PATH) is not a statistics file, in one line:
+    what it is, if it is another lockswap output, and what to do."""
+    if isinstance(doc, dict) and doc.get("schema") == "lockswap-fleet":
+        return (f"{path} is a fleet comparison (lockswap report --by-arm --out), not a "
+                f"statistics file: its table is in {os.path.splitext(path)[0]}.md; {HOW_TO_PROFILE}")
+    invocation = doc.get("invocation") if isinstance(doc, dict) else None
+    if isinstance(invocation, str) and "runs" in doc:
+        tool = " ".join(invocation.split()[:2])
+        return (f"{path} is the result of `{tool}` (its table is in "
+                f"{os.path.splitext(path)[0]}.md, its runs in \"runs\"), not a statistics "
+                f"file; {HOW_TO_PROFILE}")
+    return (f"{path} is not a lockswap statistics file (no \"schema\": \"{SCHEMA}\"); "
+            f"{HOW_TO_PROFILE}")
+
+
 def load(path):
     try:
         with open(path) as f:
-            doc = json.load(f)
+            text = f.read()
     except OSError as e:
         raise UsageError(f"cannot read {path}: {e.strerror}") from None
+    except ValueError as e:  # not text
+        raise UsageError(f"{path} is not JSON: {e}") from None
+    if not text.strip():
+        raise UsageError(f"{path} is empty: not a file the library wrote (it writes "
+                         "LOCKSWAP_STATS_FILE whole, at exit or on LOCKSWAP_STATS_SIGNAL, under a "
+                         "temporary name that it renames)")
+    try:
+        doc = json.loads(text)
     except ValueError as e:
         raise UsageError(f"{path} is not JSON: {e}") from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        raise UsageError(f"{path} is not a lockswap statistics file (no \"schema\": \"{SCHEMA}\")")
+        raise UsageError(not_statistics(path, doc))
     if doc.get("schema_version") != SCHEMA_VERSION:
         raise UsageError(f"{path} has schema_version {doc.get('schema_version')}; "
                          f"this lockswap reads version {SCHEMA_VERSION}")

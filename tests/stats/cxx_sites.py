@@ -32,7 +32,7 @@ def test_cxx_sites(run, env, run_report, repo, tmp):
     for opt in ("O0", "O2"):
         tag = f"cxx sites -{opt}"
         jpath = os.path.join(tmp, f"{opt}.json")
-        p = run(f"cxx_sites_{opt}", [200], env("futex", STATS="full", STATS_FILE=jpath))
+        p = run(f"stats_cxx_sites_{opt}", [200], env("futex", STATS="full", STATS_FILE=jpath))
         if not report(p.returncode == 0 and os.path.exists(jpath), f"{tag}: runs", p.stderr[-300:]):
             continue
         r = run_report([jpath])

@@ -7,7 +7,7 @@
  * std::thread's machinery), the report must name store::Cache<...>::put
  * and its file:line here, not a frame of libstdc++'s headers.
  *
- *   cxx_sites ROUNDS
+ *   stats_cxx_sites_O0 ROUNDS, stats_cxx_sites_O2 ROUNDS (mk/names.mk)
  *
  * Two threads each take every lock ROUNDS times; before that, one
  * contended wait on the Cache's mutex is made certain (a holder keeps it
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
 {
 	long rounds = argc > 1 ? std::atol(argv[1]) : 0;
 	if (rounds < 1) {
-		std::fprintf(stderr, "usage: cxx_sites ROUNDS (ROUNDS >= 1)\n");
+		std::fprintf(stderr, "usage: %s ROUNDS (ROUNDS >= 1)\n", argv[0]);
 		return 2;
 	}
 	store::Cache<long> cache;
