@@ -127,11 +127,12 @@ def source_line(source):
 def location_lines(frame, frame_name):
     """[(function, "file:line")] of a location: its inline chain, innermost
     first as profile.proto orders a location's lines (a level addr2line
-    could not name under the frame's own name, as addr2line prints it),
-    else the frame alone."""
+    could not name is `??`, with its line: addr2line prints the function
+    that holds the code there, which is not the inlined one), else the
+    frame alone."""
     if not frame.get("inlined"):
         return [(frame_name(frame), frame.get("source"))]
-    return [(name or frame_name(frame), source) for name, source in callsite.levels(frame)]
+    return [(name or "??", source) for name, source in callsite.levels(frame)]
 
 
 def build(doc, holders, frame_name, scale_of, lock_label):
