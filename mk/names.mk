@@ -14,3 +14,12 @@ $(B)/preload/libstripped.so: tests/preload/names/stripped.c
 	strip --strip-all $@
 
 preload-bins: $(B)/preload/libstripped.so
+
+# The C++ call-site test's program (tests/stats/cxx_sites.py), at -O0 (the
+# standard library's lock wrappers are calls of their own) and at -O2
+# (they are inlined into the program's functions).
+$(B)/preload/stats_cxx_sites_O%: tests/preload/names/cxx_sites.cc
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O$* -g -Wall -o $@ $< -lpthread
+
+preload-bins: $(B)/preload/stats_cxx_sites_O0 $(B)/preload/stats_cxx_sites_O2

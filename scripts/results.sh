@@ -12,6 +12,12 @@
 #   RESULTS_THREADS=1,2,4,...             thread counts of the mutex sweeps (slice:
 #                                         2,8,32; manycore: 4,16,64)
 #   RESULTS_LDB_THREADS=1,2,...           thread counts of leveldb-read
+#   RESULTS_SLICE_VARIANT=SLICE_SEATS=auto  slice, manycore: the slice:futex variant run
+#                                         beside slice:futex (SLICE_BUSY=off for the
+#                                         tables measured before groups; empty: none);
+#                                         LevelDB runs it too when it is SEATS=auto
+#   RESULTS_CAPACITOR_THREADS=4,8,16      manycore: the capacitor sweep's counts
+#                                         (4,16 before 8 threads were added)
 #   RESULTS_HOGS="0 1 2"                  capacitor-hogs: busy-loop processes beside
 #                                         the runs (its threads: RESULTS_THREADS,
 #                                         default one per CPU)
@@ -27,6 +33,7 @@ cd "$(dirname "$0")/.."
 [ -n "${RESULTS_NO_BUILD:-}" ] || make -s all >/dev/null
 OUT=${RESULTS_OUT:-out/results}
 TH=${RESULTS_THREADS:-1,2,4,8,16,32,64}
+VARIANT=${RESULTS_SLICE_VARIANT-SLICE_SEATS=auto}
 mkdir -p "$OUT"
 RUNS=${RESULTS_RUNS:-3}
 SECS=${RESULTS_SECONDS:-0.3}
@@ -86,7 +93,9 @@ slice_sweeps() { # short/moderate-threads mixed-threads leveldb-threads
 			$MB --threads {threads} --seconds 1 ${w#*:} --json | tee "$OUT/$name.txt"
 	done
 	echo "== slice-leveldb" >&2
-	"${LS[@]}" sweep -b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=auto \
+	local ldb=(-b glibc -b futex -b slice:futex)
+	[ "$VARIANT" != SLICE_SEATS=auto ] || ldb+=(-b "slice:futex,$VARIANT")
+	"${LS[@]}" sweep "${ldb[@]}" \
 		--threads "$3" --runs "$RUNS" --fairness-key min_share \
 		--json-key ops_per_sec --timeout 120 --out "$OUT/slice-leveldb" -q -- \
 		$LB --benchmarks readrandom --threads {threads} --num 100000 --seconds 1 --json |
@@ -166,7 +175,7 @@ for part in "${parts[@]}"; do
 		# (SLICE_SEATS=auto) as a variant, LevelDB readrandom (with the same
 		# variant), and the capacitor at threads <= CPUs.
 		[ -n "${RESULTS_BACKENDS:-}" ] ||
-			bflags=(-b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=auto -b capacitor:tts -b mcs)
+			bflags=(-b glibc -b futex -b slice:futex ${VARIANT:+-b "slice:futex,$VARIANT"} -b capacitor:tts -b mcs)
 		slice_sweeps "${RESULTS_THREADS:-2,8,32}" "${RESULTS_THREADS:-8,32}" "${RESULTS_LDB_THREADS:-8,32}"
 		echo "== slice-capacitor-2" >&2
 		"${LS[@]}" ab -b tts -b capacitor:tts -b futex -b capacitor:futex --runs 9 \
@@ -179,11 +188,12 @@ for part in "${parts[@]}"; do
 		# bare inner lock at threads <= CPUs, and the rwlocks at 50% reads
 		# (the slice rwlock joined them after the first run on 16 cores).
 		[ -n "${RESULTS_BACKENDS:-}" ] ||
-			bflags=(-b glibc -b futex -b slice:futex -b slice:futex,SLICE_SEATS=auto -b capacitor:tts)
+			bflags=(-b glibc -b futex -b slice:futex ${VARIANT:+-b "slice:futex,$VARIANT"} -b capacitor:tts)
 		th=${RESULTS_THREADS:-4,16,64}
 		slice_sweeps "$th" "$th" "${RESULTS_LDB_THREADS:-$th}"
 		echo "== manycore-capacitor" >&2
-		"${LS[@]}" sweep -b tts -b capacitor:tts -b futex -b capacitor:futex --threads 4,8,16 --runs 7 \
+		"${LS[@]}" sweep -b tts -b capacitor:tts -b futex -b capacitor:futex \
+			--threads "${RESULTS_CAPACITOR_THREADS:-4,8,16}" --runs 7 \
 			--json-key throughput --fairness-key min_share --extra-key voluntary_switches \
 			--timeout 120 -q --out "$OUT/manycore-capacitor" -- \
 			$MB --threads {threads} --seconds 0.5 --json | tee "$OUT/manycore-capacitor.txt"

@@ -124,6 +124,11 @@ double ls_stats_jain(const struct ls_snap_lock *l)
 	return sum * sum / ((double)f->n * f->sumsq);
 }
 
+/* The q-quantile of the timed samples, interpolated inside its log2
+ * bucket; the nearest-rank sample is the largest one (one sample, or q
+ * close enough to 1) is max_ns itself, exactly, so that a lock waited on
+ * once shows one time as p50, p99 and max (interpolated, its p50 was the
+ * middle of the bucket). */
 double ls_stats_percentile(const struct ls_stats_timing *t, double q)
 {
 	uint64_t h[LS_STATS_BUCKETS], total = 0;
@@ -133,6 +138,8 @@ double ls_stats_percentile(const struct ls_stats_timing *t, double q)
 		return 0;
 	double want = q * (double)total, seen = 0;
 	double max = (double)atomic_load_explicit(&t->max_ns, memory_order_relaxed);
+	if (max > 0 && want > (double)(total - 1))
+		return max;
 	for (int b = 0; b < LS_STATS_BUCKETS; b++) {
 		if (!h[b] || seen + (double)h[b] < want) {
 			seen += (double)h[b];

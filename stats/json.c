@@ -26,6 +26,14 @@ static void key_num(struct ls_out *o, const char *k, double v)
 	ls_out_printf(o, ",\"%s\":%.6g", k, v == v ? v : 0.0);
 }
 
+/* A time in whole nanoseconds: %.6g would round a quantile above 1 ms
+ * (3853257 ns printed as 3853260), so that a quantile equal to max_ns
+ * read back as another number. */
+static void key_ns(struct ls_out *o, const char *k, double v)
+{
+	ls_out_printf(o, ",\"%s\":%.0f", k, v == v ? v : 0.0);
+}
+
 static void key_hex(struct ls_out *o, const char *k, uintptr_t v)
 {
 	ls_out_printf(o, ",\"%s\":\"0x%lx\"", k, (unsigned long)v);
@@ -66,9 +74,9 @@ static void timing(struct ls_out *o, const char *name, const struct ls_stats_tim
 	        (uint64_t)(n ? mean * (double)(events > n ? events : n) + 0.5 : 0));
 	key_u64(o, "max_ns", atomic_load_explicit(&t->max_ns, memory_order_relaxed));
 	key_num(o, "mean_ns", mean);
-	key_num(o, "p50_ns", ls_stats_percentile(t, 0.50));
-	key_num(o, "p99_ns", ls_stats_percentile(t, 0.99));
-	key_num(o, "p999_ns", ls_stats_percentile(t, 0.999));
+	key_ns(o, "p50_ns", ls_stats_percentile(t, 0.50));
+	key_ns(o, "p99_ns", ls_stats_percentile(t, 0.99));
+	key_ns(o, "p999_ns", ls_stats_percentile(t, 0.999));
 	int last = -1;
 	for (int b = 0; b < LS_STATS_BUCKETS; b++)
 		if (atomic_load_explicit(&t->hist[b], memory_order_relaxed))

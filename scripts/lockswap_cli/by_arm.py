@@ -2,7 +2,7 @@
 processes, grouped by arm (fleet.py), compared per measure
 (fleet_compare.py) and merged per call site (fleet_sites.py); tables on
 stdout, and with --out PREFIX the .md, .csv, .json and .png files."""
-from . import fleet, fleet_compare, fleet_plot, fleet_sites, output
+from . import callsite, fleet, fleet_compare, fleet_plot, fleet_sites, output
 from .errors import UsageError
 from .stats_file import fmt_ns
 
@@ -18,6 +18,8 @@ SITE_WIDTH = 60
 
 
 def shorten(text, width=SITE_WIDTH):
+    """A site as the tables show it: template arguments shortened, then cut."""
+    text = callsite.short_templates(text)
     return text if len(text) <= width else text[:width - 3] + "..."
 
 

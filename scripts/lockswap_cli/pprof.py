@@ -12,8 +12,11 @@ an rwlock), for pprof's -tagfocus/-tags.
 
 Locations are the frames' runtime addresses, in mappings rebuilt from
 the file's /proc/self/maps (with the object's build ID, where the file
-lists it); each has one line: its function's readable
-name (symbolize.py: demangled, file:line from debug information).  A
+lists it); each has its function's readable name (symbolize.py:
+demangled, file:line from debug information), and where debug
+information has an inline chain, one line per inlined function,
+innermost first (whole names: pprof's own -drop_frames and -focus work
+on them; the report's tables skip the lock wrappers, callsite.py).  A
 frame without a name gets a function named `?? (object+offset)`, and
 every mapping says it has functions, so pprof never symbolizes again
 (its fallback would be the nearest symbol, a wrong name in a stripped
@@ -26,6 +29,7 @@ field numbers from profile.proto of github.com/google/pprof.
 import gzip
 import os
 
+from . import callsite
 from . import symbolize
 
 # profile.proto field numbers
@@ -115,10 +119,20 @@ def find_mapping(maps, path):
     return maps[same[0]] if len(same) == 1 else (0, 0, 0)
 
 
-def source_line(frame):
-    src = frame.get("source") or ""
-    path, _, line = src.rpartition(":")
+def source_line(source):
+    path, _, line = (source or "").rpartition(":")
     return (path, int(line)) if path and line.isdigit() else ("", 0)
+
+
+def location_lines(frame, frame_name):
+    """[(function, "file:line")] of a location: its inline chain, innermost
+    first as profile.proto orders a location's lines (a level addr2line
+    could not name is `??`, with its line: addr2line prints the function
+    that holds the code there, which is not the inlined one), else the
+    frame alone."""
+    if not frame.get("inlined"):
+        return [(frame_name(frame), frame.get("source"))]
+    return [(name or "??", source) for name, source in callsite.levels(frame)]
 
 
 def build(doc, holders, frame_name, scale_of, lock_label):
@@ -158,12 +172,14 @@ def build(doc, holders, frame_name, scale_of, lock_label):
         if key not in locations:
             lid = len(locations) + 1
             locations[key] = lid
-            path, line = source_line(frame)
-            fid = function_id(frame_name(frame), path)
+            lines = b""
+            for name, source in location_lines(frame, frame_name):
+                path, line = source_line(source)
+                lines += f_bytes(LOC_LINE, f_int(LINE_FUNCTION, function_id(name, path)) +
+                                 f_int(LINE_LINE, line))
             body.extend(f_bytes(P_LOCATION, f_int(LOC_ID, lid) +
                                 f_int(LOC_MAPPING, mapping_id(frame)) + f_int(LOC_ADDRESS, addr) +
-                                f_bytes(LOC_LINE, f_int(LINE_FUNCTION, fid) +
-                                        f_int(LINE_LINE, line))))
+                                lines))
         return locations[key]
 
     def label(key, text=None, num=None):

@@ -6,13 +6,16 @@ import os
 from .errors import ToolError, UsageError
 from .output import text_table
 from . import by_arm
+from . import callsite
+from . import debug_hint
 from . import plot as plots
 from . import pprof
 from . import symbolize
 from .measure import natural_int
 # Reading a statistics file is stats_file's; the names stay here too.
 from .stats_file import (SCHEMA, SCHEMA_VERSION, condvars, fmt_ns, frame_full_name,  # noqa: F401
-                         frame_text, load, lock_label, mutexes, site_text, timed)
+                         frame_text, load, lock_label, mutexes, site_text, stack_text,
+                         timed)
 
 SUMMARY = "show or compare lock statistics files (LOCKSWAP_STATS_FILE)"
 DESCRIPTION = """\
@@ -83,12 +86,17 @@ def header(doc):
 
 # ---- one file ----
 
+def brief(text):
+    """A name as a table shows it: template arguments shortened."""
+    return callsite.short_templates(text)
+
+
 def by_lock(doc, top):
     rows = []
     for l in sorted(mutexes(doc), key=lambda l: -l["wait"]["estimated_total_ns"])[:top]:
         f = l["fairness"]
         acq = l["acquisitions"]
-        rows.append((l["id"], lock_label(l), acq, l["contended"],
+        rows.append((l["id"], brief(lock_label(l)), acq, l["contended"],
                      f"{100 * l['contended'] / acq:.2f}" if acq else "-",
                      fmt_ns(timed(l["wait"], "estimated_total_ns")), fmt_ns(timed(l["wait"], "p50_ns")),
                      fmt_ns(timed(l["wait"], "p99_ns")), fmt_ns(timed(l["wait"], "p999_ns")),
@@ -96,16 +104,16 @@ def by_lock(doc, top):
                      l["owner_changes"], f["threads"],
                      f"{100 * f['min_share']:.1f}" if f["threads"] else "-",
                      f"{100 * f['max_share']:.1f}" if f["threads"] else "-",
-                     f"{f['jain']:.3f}" if f["threads"] else "-", l["served_by"], site_text(l)))
+                     f"{f['jain']:.3f}" if f["threads"] else "-", l["served_by"], brief(site_text(l))))
     out = [text_table(("id", "lock", "acquired", "contended", "cont%", "wait total", "wait p50",
                        "wait p99", "wait p99.9", "hold p50", "hold p99", "owner chg", "thr",
                        "min%", "max%", "jain", "served", "first used at"), rows, left=(1, 16, 17))]
     conds = sorted(condvars(doc), key=lambda l: -l["waits"])[:top]
     if conds:
-        ids = {l["id"]: lock_label(l) for l in mutexes(doc)}
-        rows = [(l["id"], lock_label(l), l["waits"], l["timeouts"], l["signals"], l["broadcasts"],
+        ids = {l["id"]: brief(lock_label(l)) for l in mutexes(doc)}
+        rows = [(l["id"], brief(lock_label(l)), l["waits"], l["timeouts"], l["signals"], l["broadcasts"],
                  fmt_ns(timed(l["wait"], "p50_ns")), fmt_ns(timed(l["wait"], "p99_ns")),
-                 ids.get(l["mutex"], "-"), site_text(l)) for l in conds]
+                 ids.get(l["mutex"], "-"), brief(site_text(l))) for l in conds]
         out += ["", text_table(("id", "condvar", "waits", "timeouts", "signals", "broadcasts",
                                 "wait p50", "wait p99", "mutex", "first used at"), rows,
                                left=(1, 8, 9))]
@@ -120,7 +128,7 @@ def event_scale(lock, event):
 
 def site_of(doc, stack_id, fallback):
     frames = doc["_stacks"].get(stack_id) if stack_id else None
-    return frame_text(frames[0] if frames else fallback)
+    return stack_text(frames or [fallback])
 
 
 def by_site(doc, top):
@@ -139,8 +147,8 @@ def by_site(doc, top):
     rows = []
     for name, s in sorted(sites.items(), key=lambda kv: -kv[1]["wait"])[:top]:
         holder = max(s["holders"].items(), key=lambda kv: kv[1])[0] if s["holders"] else "-"
-        rows.append((name, f"{s['count']:.0f}", fmt_ns(s["wait"]), f"{100 * s['wait'] / total:.1f}",
-                     ", ".join(sorted(s["locks"])), holder))
+        rows.append((brief(name), f"{s['count']:.0f}", fmt_ns(s["wait"]), f"{100 * s['wait'] / total:.1f}",
+                     ", ".join(brief(n) for n in sorted(s["locks"])), brief(holder)))
     if not rows:
         return "no sampled contended waits"
     return text_table(("waiting at", "waits (est.)", "wait (est.)", "wait%", "locks",
@@ -185,7 +193,7 @@ def compare(a, b, top):
         x, y = la.get(n), lb.get(n)
         wx = timed(x["wait"], "estimated_total_ns") if x else None
         wy = timed(y["wait"], "estimated_total_ns") if y else None
-        rows.append((n, x["acquisitions"] if x else "-", y["acquisitions"] if y else "-",
+        rows.append((brief(n), x["acquisitions"] if x else "-", y["acquisitions"] if y else "-",
                      x["contended"] if x else "-", y["contended"] if y else "-",
                      fmt_ns(wx), fmt_ns(wy), ratio(wx, wy),
                      fmt_ns(timed(x["wait"], "p99_ns")) if x else "-",
@@ -250,7 +258,7 @@ def plot(docs, path, top):
             xs = [max(1, 2 ** b) for b in range(len(hist))] + [2 ** len(hist)]
             ax.stairs(hist, xs, linestyle=styles[k % 2], color=f"C{i % 10}",
                       label=plots.legend_label(
-                          f"{name}" + (f" ({'AB'[k]}: {doc['backend']})" if len(docs) > 1 else "")))
+                          f"{brief(name)}" + (f" ({'AB'[k]}: {doc['backend']})" if len(docs) > 1 else "")))
     ax.set_xscale("log")
     ax.set_xlabel("wait time (ns, log2 buckets)")
     ax.set_ylabel("sampled contended waits")
@@ -264,10 +272,6 @@ def plot(docs, path, top):
     fig.tight_layout()
     plots.save(plt, fig, path)
 
-
-UNKNOWN_NOTE = ("?? (object+offset): no symbol of the object covers that address (a stripped "
-                "library); its separate debug information names it: install its -dbgsym "
-                "package (/usr/lib/debug), or give --debug-dir DIR")
 
 FLEET_ONLY = ("baseline", "metric", "lower_is_better", "out")
 
@@ -297,8 +301,8 @@ def main(args):
         write_pprof(args.pprof, docs[-1], args.holders)
     if args.plot:
         plot(docs, args.plot, args.top)
-    if args.folded or args.plot:  # a file was asked for, not the report
-        print("wrote " + ", ".join(p for p in (args.folded, args.plot) if p))
+    if args.folded or args.pprof or args.plot:  # a file was asked for, not the report
+        print("wrote " + ", ".join(p for p in (args.folded, args.pprof, args.plot) if p))
         return 0
     if len(docs) == 2:
         print(compare(docs[0], docs[1], args.top))
@@ -308,7 +312,8 @@ def main(args):
     print(header(doc))
     print()
     print(body)
-    if "?? (" in body:
+    hint = debug_hint.note(doc, body)
+    if hint:
         print()
-        print(UNKNOWN_NOTE)
+        print("\n".join(hint))
     return 0

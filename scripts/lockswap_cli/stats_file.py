@@ -6,28 +6,59 @@ import json
 import os
 
 from .errors import UsageError
+from . import callsite
 from . import symbolize
 
 SCHEMA = "lockswap-stats"
 SCHEMA_VERSION = 1
 
 
+HOW_TO_PROFILE = ("a statistics file is what a program writes under LOCKSWAP_STATS=summary "
+                  "LOCKSWAP_STATS_FILE=FILE.json (or lockswap run --stats summary --set "
+                  "STATS_FILE=FILE.json -- CMD)")
+
+
+def not_statistics(path, doc):
+    """Why DOC (parsed from PATH) is not a statistics file, in one line:
+    what it is, if it is another lockswap output, and what to do."""
+    if isinstance(doc, dict) and doc.get("schema") == "lockswap-fleet":
+        return (f"{path} is a fleet comparison (lockswap report --by-arm --out), not a "
+                f"statistics file: its table is in {os.path.splitext(path)[0]}.md; {HOW_TO_PROFILE}")
+    invocation = doc.get("invocation") if isinstance(doc, dict) else None
+    if isinstance(invocation, str) and "runs" in doc:
+        tool = " ".join(invocation.split()[:2])
+        return (f"{path} is the result of `{tool}` (its table is in "
+                f"{os.path.splitext(path)[0]}.md, its runs in \"runs\"), not a statistics "
+                f"file; {HOW_TO_PROFILE}")
+    return (f"{path} is not a lockswap statistics file (no \"schema\": \"{SCHEMA}\"); "
+            f"{HOW_TO_PROFILE}")
+
+
 def load(path):
     try:
         with open(path) as f:
-            doc = json.load(f)
+            text = f.read()
     except OSError as e:
         raise UsageError(f"cannot read {path}: {e.strerror}") from None
+    except ValueError as e:  # not text
+        raise UsageError(f"{path} is not JSON: {e}") from None
+    if not text.strip():
+        raise UsageError(f"{path} is empty: not a file the library wrote (it writes "
+                         "LOCKSWAP_STATS_FILE whole, at exit or on LOCKSWAP_STATS_SIGNAL, under a "
+                         "temporary name that it renames)")
+    try:
+        doc = json.loads(text)
     except ValueError as e:
         raise UsageError(f"{path} is not JSON: {e}") from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        raise UsageError(f"{path} is not a lockswap statistics file (no \"schema\": \"{SCHEMA}\")")
+        raise UsageError(not_statistics(path, doc))
     if doc.get("schema_version") != SCHEMA_VERSION:
         raise UsageError(f"{path} has schema_version {doc.get('schema_version')}; "
                          f"this lockswap reads version {SCHEMA_VERSION}")
     doc["_path"] = path
     symbolize.annotate(doc)
     doc["_stacks"] = {s["id"]: s["frames"] for s in doc.get("stacks", [])}
+    site_stacks(doc)
     return doc
 
 
@@ -41,17 +72,29 @@ def fmt_ns(ns):
     return f"{ns:.0f} ns"
 
 
-def frame_text(f, source=True):
-    """`ns::f(...) (file.cc:33)`, `ns::f(...)` without debug information,
-    `?? (libfoo.so+0x1234)` when the name is unknown (never a guess)."""
-    if f.get("symbol"):
-        name = symbolize.short_name(f["symbol"])
-        src = f.get("source")
-        return f"{name} ({os.path.basename(src)})" if source and src else name
+def stack_text(frames, source=True):
+    """The user's site in FRAMES (innermost first; callsite.py):
+    `ns::f(...) (file.cc:33) [std::lock_guard]`, with the lock wrapper it
+    went through; `ns::f(...)` without debug information (or SOURCE
+    false, which leaves out the wrapper too), `?? (libfoo.so+0x1234)`
+    when the name is unknown (never a guess)."""
+    f, name, location, wrapper = callsite.user_frame(frames)
+    if name:
+        text = symbolize.short_name(name)
+        if source and location:
+            text += f" ({os.path.basename(location)})"
+        if source and wrapper:
+            text += f" [{wrapper}]"
+        return text
     if f.get("object"):
         name = os.path.basename(f.get("_object") or f["object"])
         return f"?? ({name}+{f['offset']})"
     return f["addr"]
+
+
+def frame_text(f, source=True):
+    """One frame as stack_text names it."""
+    return stack_text([f], source)
 
 
 def frame_full_name(f):
@@ -62,7 +105,30 @@ def frame_full_name(f):
 
 
 def site_text(lock):
-    return frame_text(lock["site"])
+    """A lock's first-use site; where that lies in a wrapper (-O0's
+    __gthread_mutex_lock, shared by every std::mutex), its caller from
+    the lock's own waiter stacks (site_stacks)."""
+    return stack_text(lock.get("_site_stack") or [lock["site"]])
+
+
+def site_stacks(doc):
+    """Give each lock whose first-use site is all lock wrapper the waiter
+    stack of its most frequent contention event that starts there: the
+    only record of who called the wrapper (the library keeps one return
+    address per lock)."""
+    for lock in doc["locks"]:
+        site = lock.get("site") or {}
+        if not site.get("offset") or callsite.user_level(site)[0] is not False:
+            continue
+        best = None
+        for e in lock.get("contention", []):
+            frames = doc["_stacks"].get(e.get("waiter_stack")) or []
+            if frames and (frames[0].get("object"), frames[0].get("offset")) == \
+                    (site.get("object"), site.get("offset")):
+                if best is None or e["count"] > best[0]:
+                    best = (e["count"], frames)
+        if best:
+            lock["_site_stack"] = best[1]
 
 
 def lock_label(lock):

@@ -8,9 +8,10 @@
 - `file:line`: binutils' addr2line, one batch per object file, on the
   frame's object and offset (the stable key of a frame, which is never
   changed here).  A frame is a return address, so `offset - 1` is looked
-  up: the call instruction, as the library does.  With inlining (-i), the
-  line kept is the outermost one: the line of the function the code
-  physically lies in, where the user's call was written.
+  up: the call instruction, as the library does.  With inlining (-i) the
+  whole chain is kept ("inlined", innermost first), from which the
+  report picks the user's level (callsite.py); "source" is the outermost
+  line, in the function the code physically lies in.
 - Never a guess: addr2line without debug information falls back to the
   nearest symbol of the file, which in a stripped library can be another
   function.  Its answer is only used when it comes with a line, i.e. from
@@ -85,8 +86,9 @@ def demangle(names):
 
 
 def _parse_addr2line(out):
-    """addr2line -a -f -C -i output -> [(function, location) of each
-    address, outermost inline level]; the address lines start with 0x."""
+    """addr2line -a -f -C -i output -> for each address, its inline chain
+    [(function, location)], innermost first; the address lines start
+    with 0x, then a function line and a location line per level."""
     result, cur = [], None
     lines = out.split("\n")
     i = 0
@@ -95,11 +97,11 @@ def _parse_addr2line(out):
         if line.startswith("0x"):
             if cur is not None:
                 result.append(cur)
-            cur = None
+            cur = []
             i += 1
             continue
-        if line and i + 1 < len(lines):
-            cur = (line, lines[i + 1])  # later pairs are the outer levels
+        if line and i + 1 < len(lines) and cur is not None:
+            cur.append((line, lines[i + 1].split(" (discriminator")[0]))
             i += 2
             continue
         i += 1
@@ -227,8 +229,9 @@ def lookup_file(obj, recorded):
 
 
 def source_lines(obj, offsets):
-    """{offset: (function, "file:line")} for the return addresses at OFFSETS
-    (ints) of OBJ, where its debug information knows them."""
+    """{offset: [(function, "file:line")]} for the return addresses at
+    OFFSETS (ints) of OBJ, where its debug information knows them: the
+    inline chain, innermost first, its levels of unknown line left out."""
     todo = sorted({o for o in offsets if (obj, o) not in _lines})
     if todo:
         tool = shutil.which("addr2line")
@@ -240,9 +243,9 @@ def source_lines(obj, offsets):
                        [hex(max(o - 1, 0)) for o in todo], "")
         got = _parse_addr2line(out) if out else []
         for i, o in enumerate(todo):
-            fn, loc = got[i] if len(got) == len(todo) else ("??", "??:0")
-            loc = loc.split(" (discriminator")[0]
-            _lines[(obj, o)] = (fn if fn != "??" else None, loc) if _known(loc) else None
+            chain = got[i] if len(got) == len(todo) else []
+            known = [(fn if fn != "??" else None, loc) for fn, loc in chain if _known(loc)]
+            _lines[(obj, o)] = known or None
     return {o: _lines[(obj, o)] for o in offsets if _lines.get((obj, o))}
 
 
@@ -272,8 +275,9 @@ def build_ids(doc):
 
 
 def annotate(doc):
-    """Demangle the frames' names and add "source": "file:line" where debug
-    information has it (and a name from it, where the library had none)."""
+    """Demangle the frames' names and add "source": "file:line" and the
+    inline chain "inlined" where debug information has them (and a name
+    from it, where the library had none)."""
     frames = list(frames_of(doc))
     names = demangle([f.get("symbol") for f in frames])
     by_obj = {}
@@ -292,11 +296,12 @@ def annotate(doc):
             continue
         found = source_lines(target, [int(f["offset"], 16) for f in fs])
         for f in fs:
-            hit = found.get(int(f["offset"], 16))
-            if hit:
-                f["source"] = hit[1]
-                if not f.get("symbol") and hit[0]:
-                    f["symbol"] = hit[0]
+            chain = found.get(int(f["offset"], 16))
+            if chain:
+                f["inlined"] = [list(level) for level in chain]
+                f["source"] = chain[-1][1]
+                if not f.get("symbol") and chain[-1][0]:
+                    f["symbol"] = chain[-1][0]
     return doc
 
 

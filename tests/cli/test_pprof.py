@@ -45,6 +45,7 @@ class Pprof(CliAssertions, unittest.TestCase):
         out = os.path.join(self.tmp.name, "p.pb.gz")
         p = lockswap("report", src, "--pprof", out, *flags)
         self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, f"wrote {out}\n")  # the file, not the report
         return pprof_decode.decode(out), out
 
     def test_shape_and_totals(self):

@@ -4,6 +4,7 @@ one real profile (when the preload programs are built) checks that what
 the library writes is what the command reads."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -158,13 +159,72 @@ class Report(CliAssertions, unittest.TestCase):
                               "cannot read")
         bad = self.write({"schema": "lockswap-stats", "schema_version": 99})
         self.assertUsageError(lockswap("report", bad), "schema_version 99")
-        self.assertUsageError(lockswap("report", self.write({"x": 1})), "not a lockswap statistics")
+        self.assertUsageError(lockswap("report", self.write({"x": 1})), "not a lockswap statistics",
+                              "LOCKSWAP_STATS_FILE=FILE.json")
+        empty = os.path.join(self.tmp.name, "empty.json")
+        open(empty, "w").close()
+        self.assertUsageError(lockswap("report", empty), f"{empty} is empty: not a file the "
+                              "library wrote")
+        ab = self.write({"lockswap": "0.3.0", "invocation": "lockswap ab -r glibc -r futex --out r",
+                         "summary": [], "runs": []}, "r.json")
+        self.assertUsageError(lockswap("report", ab), f"{ab} is the result of `lockswap ab`",
+                              "its table is in", "r.md", "LOCKSWAP_STATS_FILE=FILE.json")
+        fleet = self.write({"schema": "lockswap-fleet", "schema_version": 1}, "f.json")
+        self.assertUsageError(lockswap("report", fleet), "is a fleet comparison", "f.md")
         p = self.write(profile())
         self.assertUsageError(lockswap("report", p, p, p), "one statistics file, or two")
         self.assertUsageError(lockswap("report", p, "--holders"), "--holders")
         p2 = lockswap("report", p, "--folded", "/nonexistent-dir/x")
         self.assertEqual(p2.returncode, 1)
         self.assertTrue(p2.stderr.startswith("lockswap: cannot write"), p2.stderr)
+
+    def test_lock_wrappers_skipped(self):
+        # -O0 C++: the lock call's return address is in __gthread_mutex_lock,
+        # called by std::mutex::lock, by std::lock_guard's constructor, by
+        # the user's function; the report names the user's function, with
+        # the wrapper it went through, and shortens its template arguments.
+        doc = profile()
+        put = "store::Cache<std::pair<long, long> >::put(long, std::pair<long, long>)"
+        doc["stacks"][0]["frames"] = [
+            frame(0x1200, "__gthread_mutex_lock(pthread_mutex_t*)"),
+            frame(0x1220, "std::mutex::lock()"),
+            frame(0x1230, "std::lock_guard<std::mutex>::lock_guard(std::mutex&)"),
+            frame(0x1240, put), frame(0x1210, "main")]
+        p = lockswap("report", self.write(doc), "--by", "site")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = p.stdout.split("\n\n", 1)[1].splitlines()
+        self.assertTrue(rows[1].startswith("store::Cache<\u2026>::put(...) [std::lock_guard] "),
+                        p.stdout)
+        self.assertNotIn("gthread", p.stdout)
+        out = os.path.join(self.tmp.name, "f.folded")
+        lockswap("report", self.write(doc), "--folded", out)
+        self.assertIn("main;store::Cache<std::pair<long, long> >::put(...);std::lock_guard",
+                      read(out))  # flame graphs keep every frame, and whole names
+
+    def test_unknown_frame_hint(self):
+        # A frame of a Debian library (libm, not the runtime, whose frames
+        # the report skips) that no symbol covers: the note says
+        # where its debug information is (debian-debug, debuginfod) by its
+        # package and build ID; an object from no package: rebuild with -g.
+        libm = next((p for p in ("/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib/x86_64-linux-gnu/"
+                                 "libm.so.6") if os.path.exists(p)), None)
+        if not libm or not shutil.which("dpkg-query"):
+            self.skipTest("skipped: no Debian libm.so.6 / dpkg-query here")
+        doc = profile()
+        lost = {"addr": "0x7000", "symbol": None, "object": libm, "offset": "0x1234"}
+        doc["stacks"][0]["frames"] = [lost, frame(0x1210, "main")]
+        doc["objects"] = [{"path": libm, "build_id": "ab" * 20}]
+        p = lockswap("report", self.write(doc), "--by", "site")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("?? (libm.so.6+0x1234)", p.stdout)
+        self.assertIn("(Debian package libc6, build ID " + "ab" * 20, p.stdout)
+        self.assertIn("libc6-dbgsym in the debian-debug archive", p.stdout)
+        self.assertIn("debuginfod-find debuginfo " + "ab" * 20, p.stdout)
+        self.assertIn("DIR/.build-id/ab/" + "ab" * 19 + ".debug", p.stdout)
+        lost["object"] = doc["program"]
+        doc["objects"] = []
+        p = lockswap("report", self.write(doc), "--by", "site")
+        self.assertIn("prog: not from a Debian package here; rebuild it with -g", p.stdout)
 
     def test_real_profile(self):
         prog = os.path.join(REPO, "build", "preload", "stats_counts")

@@ -9,7 +9,9 @@
 #   - every docs/ file the README links to exists;
 #   - the command blocks of the README and docs/cli.md marked runnable run,
 #     the transcripts print what they show, every lockswap flag they name
-#     exists (tests/docs/runnable.py).
+#     exists (tests/docs/runnable.py);
+#   - scripts/results.sh's slice and manycore parts ask for the sweeps of
+#     the raw files docs/results.md cites them for (tests/docs/results_sh.py).
 set -u
 . "$(dirname "$0")/../lib.sh"
 readme=$ROOT/README.md
@@ -61,4 +63,11 @@ while IFS= read -r line; do
 	*) echo "$line" ;;
 	esac
 done < <(/usr/bin/python3 "$ROOT/tests/docs/runnable.py" "$ROOT" 2>&1)
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) ok "${line#ok - }" ;;
+	"FAIL - "*) fail "${line#FAIL - }" ;;
+	*) fail "results_sh.py: $line" ;;
+	esac
+done < <(/usr/bin/python3 "$ROOT/tests/docs/results_sh.py" "$ROOT" 2>&1)
 finish docs

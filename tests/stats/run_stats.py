@@ -9,7 +9,8 @@ the dump on a signal while running, and that heavy contention with stack
 capture (and a preloaded jemalloc, when installed) finishes.  Rwlocks:
 stats_rwlock.c's exact numbers under every rwlock backend, `lockswap
 report` on its JSON, and the rwlock test programs with statistics on.
-Readable call sites (C++ demangled, file:line, stripped libraries): names.py.
+Readable call sites (C++ demangled, file:line, stripped libraries): names.py;
+C++ call sites past the standard library's lock wrappers: cxx_sites.py.
 
 Prints `ok - ...` / `FAIL - ...` lines and ends with
 `stats: N passed, M failed`; exits non-zero on any failure.
@@ -32,6 +33,7 @@ sys.path.insert(0, HERE)
 import schema_lite  # noqa: E402
 from checks import report, summary  # noqa: E402
 from names import test_names  # noqa: E402
+from cxx_sites import test_cxx_sites  # noqa: E402
 
 B = os.environ.get("B", "build")
 LIB = os.path.join(REPO, "liblockswap.so")
@@ -669,6 +671,10 @@ def main():
             test_names(run, env, valid, run_report, REPO, PROG, tempfile.mkdtemp(dir=tmp))
         except Exception as e:  # a crash in one case must not hide the others
             report(False, "names", repr(e))
+        try:
+            test_cxx_sites(run, env, run_report, REPO, tempfile.mkdtemp(dir=tmp))
+        except Exception as e:  # a crash in one case must not hide the others
+            report(False, "cxx sites", repr(e))
         for rw in ("futex", "bravo", "slice", "glibc"):
             try:
                 test_rwlock(rw, tempfile.mkdtemp(dir=tmp))
