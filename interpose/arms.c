@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../backends/backend.h"
+#include "option_hints.h"
 #include "option_syntax.h"
 
 /* Options an arm can set, by index in the table (options.def has ~20). */
@@ -150,7 +151,7 @@ static bool parse_arm(struct ls_arm *a, unsigned number, bool *named, char *err,
 			}
 			memcpy(name, f.s, f.n);
 			name[f.n] = 0;
-			if (!ls_backend_select(name, why, sizeof why))
+			if (!ls_backend_check(name, why, sizeof why))
 				return arm_error(err, errlen, number, a, why);
 			a->backend = f.s;
 			a->backend_len = f.n;

@@ -13,4 +13,10 @@
  * distance, or NULL when none is close enough to be a typo of it. */
 const char *ls_option_closest(const char *name, size_t n);
 
+/* LOCKSWAP_BACKEND's check: true if name selects a backend, else false
+ * with ls_backend_select's reason in why, plus "did you mean NAME?" when
+ * a part of the name is unknown and close to a listed one ("futx",
+ * "slice:futx"). */
+bool ls_backend_check(const char *name, char *why, size_t len);
+
 #endif
