@@ -359,6 +359,13 @@ class OutputDetails(unittest.TestCase):
         self.assertIn("lockswap: time per run: ", p.stderr)
         self.assertRegex(p.stderr, r"warning: mcs is \d+x slower than glibc")
         self.assertRegex(p.stderr, r"round 1 mcs: running, ~\d")
+        # The estimate and the warning come after the warm-up's last run, which they use.
+        lines = p.stderr.splitlines()
+        last_warmup = max(i for i, l in enumerate(lines) if "] warm-up 1 " in l)
+        warning = next(i for i, l in enumerate(lines) if "warning: mcs" in l)
+        estimate = next(i for i, l in enumerate(lines) if "time per run" in l)
+        self.assertLess(last_warmup, estimate, p.stderr)
+        self.assertLess(estimate, warning, p.stderr)
 
     def test_folded_and_plot_only_say_what_they_wrote(self):
         stats = os.path.join(self.tmp.name, "s.json")
