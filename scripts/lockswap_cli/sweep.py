@@ -29,7 +29,11 @@ def thread_list(text):
         counts = [int(t) for t in text.split(",") if t.strip()]
     except ValueError:
         counts = []
-    if not counts or any(c < 1 for c in counts):
+    if counts and any(c < 1 for c in counts):
+        low = min(counts)
+        raise argparse.ArgumentTypeError(f"{text!r}: thread count {low} is not allowed; "
+                                         "counts start at 1 (e.g. 1,2,4,8)")
+    if not counts:
         raise argparse.ArgumentTypeError(f"{text!r}: expected thread counts like 1,2,4,8")
     return list(dict.fromkeys(counts))
 
