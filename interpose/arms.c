@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "../backends/backend.h"
-#include "option_hints.h"
+#include "backend_hints.h"
 #include "option_syntax.h"
 
 /* Options an arm can set, by index in the table (options.def has ~20). */

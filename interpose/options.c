@@ -7,7 +7,7 @@
 #include "../backends/backend.h"
 #include "../backends/rwlock.h"
 #include "../backends/tunables.h"
-#include "option_hints.h"
+#include "backend_hints.h"
 #include "option_syntax.h"
 
 _Atomic unsigned ls_opt_verbose;

@@ -15,7 +15,9 @@
 #include "../../interpose/options.c"
 #include "../../interpose/arms.c"
 #include "../../interpose/config.c"
+#include "../../interpose/closest.c"
 #include "../../interpose/option_hints.c"
+#include "../../interpose/backend_hints.c"
 #include "../../stats/signal_name.c"
 
 static char err[LS_ERR_MAX];
