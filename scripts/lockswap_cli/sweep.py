@@ -1,5 +1,5 @@
 """lockswap sweep: backends x thread counts, with tables and plots."""
-from . import measure, output
+from . import axis_labels, measure, output
 from .errors import UsageError
 
 SUMMARY = "run a command over backends x thread counts; tables, CSV/JSON and plots"
@@ -171,9 +171,13 @@ def write(plan, prefix, runs, grid, fair, extra):
                                                                      "summary": summary,
                                                                      "paired": paired}))]
     note = f"{plan.command_text()}  (median of {plan.args.runs} runs; bars: min..max)"
+    name = plan.metric.name
     paths.append(plot.lines(prefix + plan.metric.plot_suffix, points(plan, runs),
-                            f"{plan.metric.name} vs threads", plan.metric.label, note=note))
+                            f"{axis_labels.readable(name)} vs threads",
+                            axis_labels.with_direction(name, plan.metric.lower_is_better),
+                            note=note))
     if fair:
-        paths.append(plot.lines(prefix + "-fairness.png", fair, f"{key} vs threads", key,
-                                note=note))
+        paths.append(plot.lines(prefix + "-fairness.png", fair,
+                                f"{axis_labels.readable(key)} vs threads",
+                                axis_labels.readable(key), note=note))
     return paths + frontier.write_sweep(plan, prefix, runs, key)
