@@ -8,6 +8,7 @@ before it and stays inside the axes; a label pushed away from its point
 gets a thin leader line.  Greedy, in display pixels, after the axes have
 their final size and scales (call it after tight_layout).
 """
+import math
 
 # (dx, dy) directions in units of the distance, tried in this order, and
 # the distances in points: right of the point first, as a reader expects.
@@ -38,8 +39,10 @@ def place(ax, labels, fontsize=7):
     char_w, h = 0.6 * fontsize * scale, 1.25 * fontsize * scale
     frame = ax.bbox.extents
     where = [tuple(ax.transData.transform((x, y))) for _, x, y, _ in labels]
-    taken = [(px - POINT_PX, py - POINT_PX, px + POINT_PX, py + POINT_PX) for px, py in where]
-    for (text, x, y, colour), (px, py) in zip(labels, where):
+    # a position that is not a number (a NaN from the data) has nowhere to put a label
+    shown = [(label, w) for label, w in zip(labels, where) if all(map(math.isfinite, w))]
+    taken = [(px - POINT_PX, py - POINT_PX, px + POINT_PX, py + POINT_PX) for _, (px, py) in shown]
+    for (text, x, y, colour), (px, py) in shown:
         w = char_w * len(text)
         best = None
         for dist in DISTANCES:

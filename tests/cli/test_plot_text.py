@@ -3,6 +3,7 @@ labels that do not cover each other, a footer that fits the figure, and a
 fleet footnote that says how each measure is compared."""
 import unittest
 
+import helpers  # noqa: F401  (puts scripts/ on sys.path)
 from lockswap_cli import axis_labels, fleet_compare, fleet_plot, frontier, label_place, plot
 
 
