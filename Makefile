@@ -15,6 +15,8 @@ CXX      ?= g++
 PREFIX   ?= /usr/local
 SAN      ?=
 B        := build
+# The one version number (interpose/version.h); the CLI's must match (tests/cli).
+VERSION  := $(shell sed -n 's/^\#define LS_VERSION "\(.*\)"/\1/p' interpose/version.h)
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wpointer-arith \
             -Wcast-align -Wwrite-strings -Wundef -Wno-unused-parameter
@@ -122,7 +124,7 @@ install: liblockswap.so liblockswap-core.a
 	install -m 644 scripts/lockswap_cli/*.py $(DESTDIR)$(PREFIX)/share/lockswap/lockswap_cli/
 	-[ -d include ] && [ -n "$$(ls include)" ] && install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/
 	-[ -f liblockswap-native.a ] && install -m 644 liblockswap-native.a $(DESTDIR)$(PREFIX)/lib/
-	-[ -f lockswap.pc.in ] && sed 's|@PREFIX@|$(PREFIX)|' lockswap.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lockswap.pc
+	-[ -f lockswap.pc.in ] && sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' lockswap.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lockswap.pc
 
 clean:
 	rm -rf $(B) liblockswap.so liblockswap-core.a liblockswap-native.a

@@ -209,6 +209,11 @@ static inline bool ls_backend_is_passthrough(const struct ls_lock_ops *b)
  * writes a one-line reason (no trailing newline) into err. */
 const struct ls_lock_ops *ls_backend_select(const char *name, char *err, size_t errlen);
 
+/* Whether every part of "name" or "wrapper:inner" is a listed backend
+ * name, whether or not the two compose: an unknown one is a typo worth a
+ * did-you-mean (interpose/option_hints.h). */
+bool ls_backend_name_known(const char *name);
+
 /* Enumerate every selectable name, including each wrapper around each inner
  * lock that fits ("capacitor:futex"): calls fn(name, about, arg), where
  * about is the backend's line (for a wrapper, the wrapper's). */

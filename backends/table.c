@@ -47,6 +47,48 @@ static bool composable(const struct ls_lock_ops *wrapper, const struct ls_lock_o
 	       wrapper->state_size + inner->state_size <= LS_LOCK_STATE_BYTES;
 }
 
+/* The inner locks wrapper can wrap, comma separated, for error messages. */
+static void inner_names(const struct ls_lock_ops *wrapper, char *out, size_t outlen)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (const struct ls_lock_ops *const *p = ls_backends, *b; (b = *p); p++) {
+		if (!composable(wrapper, b))
+			continue;
+		int w = snprintf(out + n, outlen - n, "%s%s", n ? ", " : "", b->name);
+		if (w < 0 || (size_t)w >= outlen - n)
+			break;
+		n += (size_t)w;
+	}
+}
+
+/* Why wrapper cannot wrap inner (a listed backend that is not composable). */
+static const char *not_composable_why(const struct ls_lock_ops *inner)
+{
+	if (ls_backend_is_passthrough(inner))
+		return "glibc is the pass-through, not a lock lockswap can drive";
+	if (inner->compose)
+		return "a wrapper wraps a lock algorithm, not another wrapper";
+	return "its state does not fit beside the wrapper's in a mutex";
+}
+
+static const struct ls_lock_ops *select_inner(const struct ls_lock_ops *b, const char *inner_name,
+                                              char *err, size_t errlen)
+{
+	const struct ls_lock_ops *inner = find(inner_name, strlen(inner_name));
+	if (inner && composable(b, inner))
+		return b->compose(inner);
+	char accepted[256];
+	inner_names(b, accepted, sizeof accepted);
+	if (!inner)
+		snprintf(err, errlen, "unknown inner lock '%.40s' (accepted after '%s:': %s)",
+		         inner_name, b->name, accepted);
+	else
+		snprintf(err, errlen, "'%s' cannot wrap '%s': %s (accepted after '%s:': %s)",
+		         b->name, inner->name, not_composable_why(inner), b->name, accepted);
+	return NULL;
+}
+
 const struct ls_lock_ops *ls_backend_select(const char *name, char *err, size_t errlen)
 {
 	char accepted[512];
@@ -67,15 +109,14 @@ const struct ls_lock_ops *ls_backend_select(const char *name, char *err, size_t 
 			return NULL;
 		return b;
 	}
-	const char *inner_name = colon ? colon + 1 : b->default_inner;
-	const struct ls_lock_ops *inner = find(inner_name, strlen(inner_name));
-	if (!inner || !composable(b, inner)) {
-		names(accepted, sizeof accepted);
-		snprintf(err, errlen, "'%s' cannot wrap '%s': the inner lock must be a native, non-wrapper backend whose state fits in %zu bytes (accepted: %s)",
-		         b->name, inner_name, LS_LOCK_STATE_BYTES - b->state_size, accepted);
-		return NULL;
-	}
-	return b->compose(inner);
+	return select_inner(b, colon ? colon + 1 : b->default_inner, err, errlen);
+}
+
+bool ls_backend_name_known(const char *name)
+{
+	const char *colon = strchr(name, ':');
+	size_t head = colon ? (size_t)(colon - name) : strlen(name);
+	return find(name, head) && (!colon || find(colon + 1, strlen(colon + 1)));
 }
 
 char *ls_backend_full_name(const char *name, char *out, size_t len)

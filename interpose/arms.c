@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../backends/backend.h"
+#include "backend_hints.h"
 #include "option_syntax.h"
 
 /* Options an arm can set, by index in the table (options.def has ~20). */
@@ -150,7 +151,7 @@ static bool parse_arm(struct ls_arm *a, unsigned number, bool *named, char *err,
 			}
 			memcpy(name, f.s, f.n);
 			name[f.n] = 0;
-			if (!ls_backend_select(name, why, sizeof why))
+			if (!ls_backend_check(name, why, sizeof why))
 				return arm_error(err, errlen, number, a, why);
 			a->backend = f.s;
 			a->backend_len = f.n;
@@ -195,18 +196,19 @@ static bool name_taken(const struct ls_arm_list *l, unsigned self)
 	return false;
 }
 
-/* Arms without name= are called after their backend, "-2", "-3", ... added
- * where that name is already used by an earlier arm or an explicit name. */
+/* Arms without name= are called after the backend that runs, a wrapper
+ * with its inner lock ("capacitor" -> "capacitor:tts", as every other
+ * output names it), "-2", "-3", ... added where that name is already used
+ * by an earlier arm or an explicit name. */
 static void default_names(struct ls_arm_list *l, const bool *named)
 {
 	for (unsigned i = 0; i < l->n; i++) {
 		struct ls_arm *a = &l->arm[i];
 		if (named[i])
 			continue;
-		char base[LS_ARM_NAME_MAX - 8];
-		size_t n = a->backend_len < sizeof base ? a->backend_len : sizeof base - 1;
-		memcpy(base, a->backend, n);
-		base[n] = 0;
+		char given[LS_ARM_BACKEND_MAX], base[LS_ARM_NAME_MAX - 8];
+		snprintf(given, sizeof given, "%.*s", (int)a->backend_len, a->backend);
+		ls_backend_full_name(given, base, sizeof base);
 		snprintf(a->name, sizeof a->name, "%s", base);
 		/* Explicit names of later arms count too: they are kept as given. */
 		for (unsigned k = 2; name_taken(l, i) && k < 1000; k++)

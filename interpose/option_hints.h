@@ -1,6 +1,7 @@
 /*
  * option_hints.h - the checks and hints that make a bad LOCKSWAP_* value's
- * one line point at the fix: the known name closest to a misspelt one.
+ * one line point at the fix: the known option name closest to a misspelt
+ * one (backend names: backend_hints.h).
  * No malloc, no stdio (options.h).
  */
 #ifndef LS_INTERPOSE_OPTION_HINTS_H

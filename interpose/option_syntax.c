@@ -27,14 +27,14 @@ bool ls_arm_key_check(const char *v, char *why, size_t len)
 	return false;
 }
 
-bool ls_prom_path_check(const char *v, char *why, size_t len)
+bool ls_output_path_check(const char *v, const char *suffix, char *why, size_t len)
 {
 	size_t n = strlen(v);
 	if (n == 0)
 		return true;
 	if (v[n - 1] == '/') {
 		snprintf(why, len, "names a directory; give a file name such as "
-		         "DIR/lockswap-%%p.prom");
+		         "DIR/lockswap-%%p%s", suffix);
 		return false;
 	}
 	char dir[LS_TEXT_MAX];

@@ -17,10 +17,12 @@
 /* LOCKSWAP_ARM_KEY: pid, random, or the name of an environment variable. */
 bool ls_arm_key_check(const char *v, char *why, size_t len);
 
-/* LOCKSWAP_STATS_PROM: "" (none), or a file name in a directory this
- * process can write, checked at start-up so that a typo is reported at
- * once rather than at the first write. */
-bool ls_prom_path_check(const char *v, char *why, size_t len);
+/* LOCKSWAP_STATS_FILE, _FOLDED and _PROM: "" (none), or a file name in a
+ * directory this process can write, checked at start-up so that a typo is
+ * reported at once rather than at the first write (or at exit, after the
+ * summary has pointed at the file).  suffix completes the example file
+ * name of the message (".json"). */
+bool ls_output_path_check(const char *v, const char *suffix, char *why, size_t len);
 
 /* LOCKSWAP_STATS_SIGNAL: "" (none), a name with or without SIG, or a
  * number.  Rejects the signals a program cannot catch (KILL, STOP). */

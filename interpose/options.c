@@ -7,6 +7,7 @@
 #include "../backends/backend.h"
 #include "../backends/rwlock.h"
 #include "../core/runtime/spin.h"
+#include "backend_hints.h"
 #include "option_syntax.h"
 
 _Atomic unsigned ls_opt_verbose;
@@ -149,8 +150,12 @@ static bool text_check(const struct ls_option *o, const char *v, char *why, size
 {
 	if (strcmp(o->name, "ARM_KEY") == 0)
 		return ls_arm_key_check(v, why, len);
+	if (strcmp(o->name, "STATS_FILE") == 0)
+		return ls_output_path_check(v, ".json", why, len);
+	if (strcmp(o->name, "STATS_FOLDED") == 0)
+		return ls_output_path_check(v, ".folded", why, len);
 	if (strcmp(o->name, "STATS_PROM") == 0)
-		return ls_prom_path_check(v, why, len);
+		return ls_output_path_check(v, ".prom", why, len);
 	if (strcmp(o->name, "STATS_SIGNAL") == 0)
 		return ls_signal_option_check(v, why, len);
 	return true;
@@ -186,7 +191,7 @@ bool ls_option_check_value(const struct ls_option *o, const char *v, char *err, 
 		break;
 	}
 	case LS_OPT_BACKEND:
-		if (ls_backend_select(v, why, sizeof why))
+		if (ls_backend_check(v, why, sizeof why))
 			return true;
 		break;
 	case LS_OPT_TEXT:

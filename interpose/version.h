@@ -1,3 +1,3 @@
 #ifndef LS_VERSION
-#define LS_VERSION "0.3.0"
+#define LS_VERSION "0.4.0"
 #endif

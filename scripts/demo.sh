@@ -2,7 +2,8 @@
 # demo.sh - build lockswap, then A/B-test its lock backends on real programs:
 # MutexBench at 2, 8 and 32 threads, LevelDB's readrandom, a contention
 # profile of LevelDB, and a small thread-count sweep with plots.
-# Everything lands in out/demo/.
+# Everything lands in out/demo/; summary.md opens with the fastest backend,
+# the fairest fast one and what the profile found.
 #
 #   bash scripts/demo.sh            (from a fresh clone; as root it installs
 #                                    the Debian packages it needs)
@@ -11,7 +12,8 @@
 # library as an unknown option):
 #   DEMO_BACKENDS="glibc futex X"   backends to compare, the first is the
 #                                   baseline (default: glibc, futex and up to
-#                                   DEMO_MAX_OTHERS more from `lockswap list`)
+#                                   DEMO_MAX_OTHERS more, slice:futex first;
+#                                   see PREFERRED below)
 #   DEMO_MAX_OTHERS=5               how many more, by default
 #   DEMO_RUNS=5                     measured rounds per comparison (+1 warm-up)
 #   DEMO_SECONDS=0.5                length of one benchmark run
@@ -33,12 +35,21 @@ install_missing() {
 	bash scripts/install-deps.sh || die "could not install the Debian packages lockswap needs"
 }
 
-# glibc and futex, then the others: plain backends (a variant NAME-X of a
-# backend NAME after the rest) and one WRAPPER:INNER per wrapper (INNER=futex
-# if there is one), taken in turn, at most MAX_OTHERS.
-# Reads the names, one a line; sets CHOSEN and LEFT_OUT.
+# What a first run should see, in this order after glibc (the baseline) and
+# futex (the default): lock slices (fair at glibc's speed, the README's
+# headline), a FIFO lock (fair, slow with more threads than CPUs), bounded
+# bypass, a spin-then-park lock, a delegation lock.  Names the library does
+# not list are skipped.
+PREFERRED="slice:futex mcs capacitor:futex tts bcs"
+
+# glibc and futex, then PREFERRED, then the others: plain backends (a
+# variant NAME-X of a backend NAME after the rest) and one WRAPPER:INNER per
+# wrapper (INNER=futex if there is one), taken in turn; at most MAX_OTHERS
+# after glibc and futex.  Reads the names, one a line; sets CHOSEN and
+# LEFT_OUT.
 choose_backends() {
 	local all=() plain=() variants=() by_futex=() by_other=() wrapped=() wrappers=" " b
+	local order=() seen=" "
 	CHOSEN=() LEFT_OUT=()
 	mapfile -t all
 	for b in "${all[@]}"; do
@@ -63,16 +74,25 @@ choose_backends() {
 			wrapped+=("$b")
 		fi
 	done
+	for b in $PREFERRED; do
+		if printf '%s\n' "${all[@]}" | grep -qxF "$b"; then
+			order+=("$b")
+			seen+="$b "
+		fi
+	done
 	local i n=0
 	for ((i = 0; i < ${#plain[@]} || i < ${#wrapped[@]}; i++)); do
 		for b in "${plain[@]:i:1}" "${wrapped[@]:i:1}"; do
-			if [ $n -lt "$MAX_OTHERS" ]; then
-				CHOSEN+=("$b")
-				n=$((n + 1))
-			else
-				LEFT_OUT+=("$b")
-			fi
+			[[ $seen == *" $b "* ]] || order+=("$b")
 		done
+	done
+	for b in "${order[@]}"; do
+		if [ $n -lt "$MAX_OTHERS" ]; then
+			CHOSEN+=("$b")
+			n=$((n + 1))
+		else
+			LEFT_OUT+=("$b")
+		fi
 	done
 }
 
@@ -144,22 +164,47 @@ say "sweep: MutexBench over 1, 2, 4, 8 threads"
 	build/bench/mutexbench --threads '{threads}' \
 	--seconds "$(awk -v s="$SECS" 'BEGIN { print s / 2 }')" --json || STATUS=1
 
+# Three lines a person can act on: the fastest backend, the fairest fast
+# one, what the profile found (scripts/demo-headline.py).
+HEADLINE="$OUT/headline.md"
+/usr/bin/python3 scripts/demo-headline.py \
+	--ab "MutexBench, 2 threads=$OUT/mutexbench-2t.json" \
+	--ab "8 threads=$OUT/mutexbench-8t.json" \
+	--ab "32 threads=$OUT/mutexbench-32t.json" \
+	--ab "LevelDB readrandom, 8 threads=$OUT/leveldb-readrandom.json" \
+	--fair "MutexBench, 8 threads=$OUT/mutexbench-8t.json" \
+	--fair "32 threads=$OUT/mutexbench-32t.json" \
+	--fair "LevelDB readrandom=$OUT/leveldb-readrandom.json" \
+	--profile "LevelDB readrandom, 8 threads, under futex=$PROFILE.json" >"$HEADLINE" || STATUS=1
+
+frontier() { # TITLE PNG: a frontier plot, if the comparison drew one
+	[ -f "$OUT/$2" ] && printf '\n![%s](%s)\n' "$1" "$2"
+	return 0
+}
+
 {
 	echo "# lockswap demo"
 	echo
+	cat "$HEADLINE"
+	echo
 	echo "Backends: ${CHOSEN[*]} (baseline ${CHOSEN[0]})."
 	[ ${#LEFT_OUT[@]} -gt 0 ] && echo "Left out: ${LEFT_OUT[*]}."
+	frontier "MutexBench, 32 threads: fairness against speed" mutexbench-32t-frontier.png
+	frontier "LevelDB readrandom, 8 threads: fairness against speed" leveldb-readrandom-frontier.png
 	for f in "$OUT"/mutexbench-2t.md "$OUT"/mutexbench-8t.md "$OUT"/mutexbench-32t.md \
 		"$OUT"/leveldb-readrandom.md "$OUT"/sweep.md; do
 		[ -f "$f" ] && { echo; sed -e 's/^# /## /' -e 's/^## Runs/### Runs/' "$f"; }
 	done
 	[ -f "$OUT/sweep-throughput.png" ] && printf '\n![throughput](sweep-throughput.png)\n'
 	[ -f "$OUT/sweep-fairness.png" ] && printf '\n![fairness](sweep-fairness.png)\n'
+	frontier "sweep: fairness against speed per thread count" sweep-frontier.png
 	[ -f "$PROFILE.txt" ] && printf '\n## LevelDB readrandom, 8 threads: contention profile\n\n```\n%s\n```\n' \
 		"$(cat "$PROFILE.txt")"
 } >"$OUT/summary.md"
 
 say "results"
 find "$OUT" -maxdepth 1 -type f | sort
+say "in short (the top of $OUT/summary.md)"
+cat "$HEADLINE"
 [ $STATUS -eq 0 ] || echo "demo: some runs failed: see the 'failed runs' lists above" >&2
 exit $STATUS

@@ -176,6 +176,46 @@ static void thread_entry(struct ls_out *o, const struct ls_snap *s, uint32_t slo
 	ls_out_put(o, "}");
 }
 
+/* A folded condvar's threads: each thread's counters summed over the
+ * members (fold.c). */
+static void per_thread_folded(struct ls_out *o, const struct ls_snap *s, uint32_t lead,
+                              const struct ls_fold *f)
+{
+	ls_out_put(o, ",\"per_thread\":[");
+	int n = 0;
+	uint64_t c[2][LS_C_N], want[2] = { 0, 0 };
+	for (struct ls_stats_thread *t = ls_stats_threads(); t; t = t->next) {
+		if (atomic_load_explicit(&t->state, memory_order_acquire) != LS_ST_LIVE)
+			continue;
+		uint64_t any = 0;
+		memset(c, 0, sizeof c);
+		for (uint32_t m = lead; m; m = f->next[m]) {
+			for (int k = 0; k < LS_C_N; k++) {
+				uint64_t v = ls_snap_thread_count(t, m, k);
+				any |= v;
+				c[0][k] += v;
+			}
+		}
+		if (any)
+			thread_entry(o, s, lead, t->serial, c, want, LS_REC_COND, n++);
+	}
+	for (struct ls_stats_exited *x = ls_stats_exited_list(); x; x = x->next) {
+		bool any = false;
+		memset(c, 0, sizeof c);
+		for (uint32_t m = lead; m; m = f->next[m]) {
+			const struct ls_stats_exited_entry *e = ls_snap_exited_entry(x, m);
+			if (!e)
+				continue;
+			any = true;
+			for (int k = 0; k < LS_C_N; k++)
+				c[0][k] += e->c[k];
+		}
+		if (any)
+			thread_entry(o, s, lead, x->serial, c, want, LS_REC_COND, n++);
+	}
+	ls_out_put(o, "]");
+}
+
 /* Threads that used the lock: per-thread counters. */
 static void per_thread(struct ls_out *o, const struct ls_snap *s, uint32_t slot, unsigned type)
 {
@@ -391,6 +431,75 @@ static void one_lock(const struct ls_snap *s, struct ls_out *o, uint32_t slot,
 	ls_out_put(o, "}");
 }
 
+/* The members' wait timings as one: samples and totals added, the
+ * largest max, histograms merged bucket by bucket. */
+static void merge_timing(struct ls_stats_timing *sum, const struct ls_stats_timing *t)
+{
+	atomic_fetch_add_explicit(&sum->samples, atomic_load_explicit(&t->samples, memory_order_relaxed),
+	                          memory_order_relaxed);
+	atomic_fetch_add_explicit(&sum->total_ns, atomic_load_explicit(&t->total_ns, memory_order_relaxed),
+	                          memory_order_relaxed);
+	uint64_t mx = atomic_load_explicit(&t->max_ns, memory_order_relaxed);
+	if (mx > atomic_load_explicit(&sum->max_ns, memory_order_relaxed))
+		atomic_store_explicit(&sum->max_ns, mx, memory_order_relaxed);
+	for (int b = 0; b < LS_STATS_BUCKETS; b++)
+		atomic_fetch_add_explicit(&sum->hist[b],
+		                          atomic_load_explicit(&t->hist[b], memory_order_relaxed),
+		                          memory_order_relaxed);
+}
+
+/* Destroyed condvars first used at one site (fold.c), as one record with
+ * the leader's identity, "objects", and the members' numbers together. */
+static void folded_condvar(const struct ls_snap *s, struct ls_out *o, uint32_t lead,
+                           const struct ls_fold *f, const struct event_index *ix, uint8_t *used,
+                           bool first)
+{
+	const struct ls_stats_lock *r = ls_stats_rec(lead);
+	uint64_t c[LS_C_N] = { 0 };
+	struct ls_stats_timing wait;
+	memset(&wait, 0, sizeof wait);
+	uint32_t objects = 0, mutex = atomic_load_explicit(&r->cond_mutex, memory_order_relaxed);
+	bool mixed = false;
+	for (uint32_t m = lead; m; m = f->next[m]) {
+		const struct ls_stats_lock *rm = ls_stats_rec(m);
+		objects++;
+		for (int k = 0; k < LS_C_N; k++)
+			c[k] += s->lock[m].c[k];
+		merge_timing(&wait, &rm->wait);
+		mixed |= atomic_load_explicit(&rm->cond_mixed, memory_order_relaxed) ||
+		         atomic_load_explicit(&rm->cond_mutex, memory_order_relaxed) != mutex;
+	}
+	uintptr_t key = atomic_load_explicit(&r->key, memory_order_relaxed);
+	ls_out_printf(o, "%s\n{\"id\":%u,\"type\":\"condvar\"", first ? "" : ",", lead);
+	key_hex(o, "address", key & ~(uintptr_t)3);
+	struct ls_sym var;
+	ls_out_put(o, ",\"name\":");
+	if (ls_symbolize_data(key & ~(uintptr_t)3, &var))
+		ls_out_json_str(o, var.name); /* a static re-initialised at one site */
+	else
+		ls_out_put(o, "null");
+	ls_out_put(o, ",\"served_by\":");
+	ls_out_json_str(o, ls_stats_served_by(lead));
+	key_bool(o, "destroyed", true);
+	key_u64(o, "objects", objects);
+	ls_out_put(o, ",\"site\":");
+	frame(o, r->site);
+	key_u64(o, "waits", c[LS_C_WAIT]);
+	key_u64(o, "timeouts", c[LS_C_TIMEOUT]);
+	key_u64(o, "signals", c[LS_C_SIGNAL]);
+	key_u64(o, "broadcasts", c[LS_C_BROADCAST]);
+	timing(o, "wait", &wait, c[LS_C_WAIT]);
+	ls_out_put(o, ",\"mutex\":");
+	ls_out_printf(o, mutex ? "%u" : "null", mutex);
+	key_bool(o, "mixed_mutexes", mixed);
+	per_thread_folded(o, s, lead, f);
+	int n = 0;
+	ls_out_put(o, ",\"contention\":[");
+	for (uint32_t m = lead; m; m = f->next[m])
+		events_of(o, ix, m, wait_scale(s, m), NULL, used, &n);
+	ls_out_put(o, "]}");
+}
+
 static void thread_name(int tid, char *name, size_t len)
 {
 	char path[64];
@@ -525,8 +634,20 @@ void ls_stats_write_json(const struct ls_snap *s, struct ls_out *o, const char *
 		one_lock(s, o, s->mutexes[i], indexed ? &ix : NULL, used, first);
 	for (uint32_t i = 0; i < s->nrwlock; i++, first = false)
 		one_lock(s, o, s->rwlocks[i], indexed ? &ix : NULL, used, first);
-	for (uint32_t i = 0; i < s->ncond; i++, first = false)
-		one_lock(s, o, s->conds[i], indexed ? &ix : NULL, used, first);
+	struct ls_fold fold;
+	bool folded = ls_fold_condvars(s, &fold);
+	for (uint32_t i = 0; i < s->ncond; i++) {
+		uint32_t slot = s->conds[i];
+		uint8_t role = folded ? fold.role[slot] : LS_FOLD_ALONE;
+		if (role == LS_FOLD_MEMBER)
+			continue; /* written by its leader, ranked before it */
+		if (role == LS_FOLD_LEADS)
+			folded_condvar(s, o, slot, &fold, indexed ? &ix : NULL, used, first);
+		else
+			one_lock(s, o, slot, indexed ? &ix : NULL, used, first);
+		first = false;
+	}
+	ls_fold_free(&fold);
 	ls_out_put(o, "]");
 	if (indexed)
 		munmap(ix.map, ix.bytes);

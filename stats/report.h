@@ -81,6 +81,19 @@ bool ls_snap_competing(const struct ls_snap_lock *l, const uint64_t *c, uint64_t
 uint64_t ls_snap_thread_want(const struct ls_stats_thread *t, uint32_t slot);
 double ls_snap_share(const struct ls_snap_share *f, uint64_t a);
 
+/* Destroyed condvars first used at one site, written as one record
+ * (fold.c): role[slot] says whether a condvar stands alone, leads its
+ * group (next[] links the members, 0 ends) or is written by its leader. */
+enum { LS_FOLD_ALONE = 0, LS_FOLD_LEADS = 1, LS_FOLD_MEMBER = 2 };
+struct ls_fold {
+	uint32_t *next;
+	uint8_t *role;
+	void *map;
+	size_t bytes;
+};
+bool ls_fold_condvars(const struct ls_snap *s, struct ls_fold *f);
+void ls_fold_free(struct ls_fold *f);
+
 /* Buffered writer to a file descriptor. */
 struct ls_out {
 	int fd;

@@ -19,7 +19,7 @@ loaded liblockswap.so.
 
 # The CLI's own version; the library reports its own (interpose/version.h),
 # and `lockswap --version` shows both when they differ.
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 SUBCOMMANDS = (
     "run",

@@ -17,7 +17,9 @@ so on a shared machine its interval is usually the narrower one.
 
 A run fails when it exits non-zero, times out, or its output lacks the
 metric; failed runs are listed with their stderr, never averaged in.  A
-backend with fewer than 2 good runs gets no verdict.
+backend with fewer than 2 good runs gets no verdict.  When the baseline
+fails its first 3 runs without a good one, ab stops there (exit status 1):
+nothing could be compared with it.
 
   lockswap ab -b glibc -b futex --json-key throughput -- \\
       build/bench/mutexbench --threads 8 --json
@@ -46,7 +48,7 @@ def add_arguments(parser):
 def main(args):
     plan = measure.prepare(args, groups=[None], commands={None: args.command}, least=2,
                            extra_keys=[args.fairness_key])
-    runs = plan.execute()
+    runs = plan.execute(stop_without_baseline=True)
     rows = plan.summarize(runs, group=None)
     pairs = plan.paired(runs, group=None)
     out = [plan.header("ab"), "", output.text_table(output.SUMMARY_HEADERS,

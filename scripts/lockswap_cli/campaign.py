@@ -19,6 +19,9 @@ from .metrics import MetricError, json_lines, optional_key
 from .settings import child_env
 
 STDERR_TAIL = 5
+# A baseline that failed this many runs, and never succeeded, stops `ab`:
+# every ratio needs it, so the rounds left could only fail to compare.
+BASELINE_TRIES = 3
 
 
 class Run:
@@ -108,13 +111,15 @@ def exit_problem(code):
 class Campaign:
     """Runs a plan: commands per group, environment per backend."""
 
-    def __init__(self, commands, envs, metric, timeout=None, extra_keys=(), progress=None):
+    def __init__(self, commands, envs, metric, timeout=None, extra_keys=(), progress=None,
+                 baseline=None):
         self.commands = commands      # group -> argv
         self.envs = envs              # label -> environment
         self.metric = metric
         self.timeout = timeout
         self.extra_keys = tuple(extra_keys)
         self.progress = progress
+        self.baseline = baseline      # label: stop when it keeps failing (None: never)
 
     def run_one(self, run):
         cmd = self.commands[run.group]
@@ -145,12 +150,24 @@ class Campaign:
             if i + 1 == first_round:
                 self.stop_if_metric_missing(runs[:first_round])
             if self.progress:
-                if not run.ok:
-                    where = f" threads={run.group}" if run.group is not None else ""
-                    kind = "warm-up" if run.warmup else "round"
-                    self.progress.note(f"{kind} {run.round}, {run.backend}{where}: {run.status}")
                 self.progress.step(run)
+            if run.backend == self.baseline and not run.ok and i + 1 < len(runs):
+                self.stop_if_baseline_fails(runs[:i + 1], len(runs))
         return runs
+
+    def stop_if_baseline_fails(self, done, planned):
+        """The baseline failed its first BASELINE_TRIES runs: stop, naming
+        how it failed, rather than run every round for nothing."""
+        mine = [r for r in done if r.backend == self.baseline]
+        if len(mine) < BASELINE_TRIES or any(r.ok for r in mine):
+            return
+        last = mine[-1]
+        said = f"; its stderr ended: {last.stderr_tail[-1].strip()[:120]!r}" \
+            if last.stderr_tail else ""
+        raise ToolError(f"the baseline {self.baseline} failed its first {len(mine)} runs "
+                        f"({last.status}{said}); every ratio needs it, so lockswap stopped "
+                        f"after {len(done)} of {planned} runs (fix the command, or put "
+                        f"another backend first)")
 
 
     def stop_if_metric_missing(self, first):

@@ -1,7 +1,7 @@
 """PNG of a fleet comparison: one panel per measure, one column of dots per
 arm (one dot per process, spread sideways so equal values stay visible),
 the arm's median as a bar and its verdict under the arm's name."""
-from . import plot
+from . import axis_labels, plot
 
 SPREAD = 0.28
 
@@ -27,7 +27,8 @@ def panel(ax, arms, measure, rows):
     # "no clear difference" on two lines, or neighbouring labels overlap.
     ax.set_xticklabels([f"{n}\n" + (r["verdict"] or "").replace("no clear ", "no clear\n")
                         for n, r in zip(names, rows)], fontsize=7)
-    ax.set_title(measure.label, fontsize=9)
+    better = "lower" if measure.lower_is_better else "higher"
+    ax.set_title(f"{axis_labels.readable(measure.name)} ({better} is better)", fontsize=9)
     ax.grid(True, axis="y", alpha=0.3)
     if measure.key == "p99_wait_ns":
         ax.set_ylabel("ns")
@@ -39,6 +40,18 @@ def panel(ax, arms, measure, rows):
         ax.set_yscale("log")
 
 
+def footnote(measures):
+    """What a verdict means, for the measures shown: most are compared by
+    ratio, a share near 0 by difference (fleet_compare.Measure)."""
+    by_diff = [m.name for m in measures if m.by_difference]
+    text = ("one dot per process; bar = median; verdict: the 95% bootstrap CI of the ratio to "
+            "the baseline's median excludes 1.0")
+    if by_diff:
+        text += (f" (for {', '.join(by_diff)}: the CI of the difference from the baseline's "
+                 "median excludes 0)")
+    return text
+
+
 def draw(path, arms, results, title):
     """results: [(Measure, compare rows)] as fleet_compare.compare_all gives."""
     plt = plot.pyplot()
@@ -47,7 +60,6 @@ def draw(path, arms, results, title):
     for ax, (measure, rows) in zip(axes[0], results):
         panel(ax, arms, measure, rows)
     fig.suptitle(title, fontsize=10)
-    fig.text(0.01, 0.01, "one dot per process; bar = median; verdict = 95% bootstrap CI of the "
-             "ratio to the baseline excludes 1.0", fontsize=7, color="0.4")
+    fig.text(0.01, 0.01, footnote([m for m, _ in results]), fontsize=7, color="0.4")
     fig.tight_layout(rect=(0, 0.03, 1, 0.95))
     return plot.save(plt, fig, path)

@@ -69,15 +69,19 @@ def available(runs, key):
 
 def draw(path, panels, key, plan, note=None):
     """panels: [(title, points)]; writes one PNG, a panel each; returns path."""
-    from . import plot
+    from . import label_place, plot
     import math
     plt = plot.pyplot()
     n = len(panels)
     cols = min(n, PANELS_PER_ROW)
     rows = math.ceil(n / cols)
-    height = 4.0 * rows + 1.0                  # inches: panels, then title, legend, note
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols + 0.4, height), dpi=110,
-                             squeeze=False)
+    width = 4.6 * cols + 0.4
+    # the note (the command) wrapped to the figure's width: a long command
+    # line would run off the right edge
+    note_lines = wrap(note, width) if note else []
+    note_h = 0.13 * len(note_lines) + 0.05 if note_lines else 0.0
+    height = 4.0 * rows + 0.8 + note_h         # inches: panels, then title, legend, note
+    fig, axes = plt.subplots(rows, cols, figsize=(width, height), dpi=110, squeeze=False)
     colours = plt.get_cmap("tab20" if len(plan.labels) > 10 else "tab10").colors
     colour = {label: colours[i % len(colours)] for i, label in enumerate(plan.labels)}
     base = plan.labels[0]
@@ -90,29 +94,37 @@ def draw(path, panels, key, plan, note=None):
     handles.append(plt.Line2D([], [], linestyle="--", color="0.3", label="frontier"))
     ncol = min(len(handles), 3 * cols)
     legend_rows = math.ceil(len(handles) / ncol)
-    note_h = 0.2 if note else 0.0
     fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=ncol, frameon=False,
                bbox_to_anchor=(0.5, note_h / height))
-    fig.suptitle(f"{key} against speed relative to {base} (up and right is better)",
+    fig.suptitle(f"fairness against speed relative to {base} (up and right is better)",
                  fontsize=10)
-    if note:
-        fig.text(0.01, 0.005, note, fontsize=7, color="0.4")
+    if note_lines:
+        fig.text(0.01, 0.04 / height, "\n".join(note_lines), fontsize=7, color="0.4",
+                 va="bottom", linespacing=1.3)
     bottom = (note_h + 0.25 * legend_rows + 0.1) / height
     fig.tight_layout(rect=(0, bottom, 1, 1 - 0.1 / height))
+    # labels last: their spots are chosen on the axes' final size and scales
+    for ax, (_, pts) in zip(axes.flat, panels):
+        label_place.place(ax, [(p["label"], p["x"], p["y"], colour[p["label"]]) for p in pts])
     return plot.save(plt, fig, path)
 
 
+def wrap(text, width_inches, fontsize=7):
+    """text in lines that fit width_inches at fontsize (about 0.55 em a
+    character), broken at spaces."""
+    import textwrap
+    return textwrap.wrap(text, max(20, int(width_inches * 72 / (0.55 * fontsize))),
+                         break_long_words=True, break_on_hyphens=False)
+
+
 def panel(ax, title, pts, colour, base, key):
-    for i, p in enumerate(pts):
+    from . import axis_labels
+    for p in pts:
         ax.errorbar([p["x"]], [p["y"]],
                     xerr=[[p["x"] - p["x_low"]], [p["x_high"] - p["x"]]],
                     yerr=[[p["y"] - p["y_low"]], [p["y_high"] - p["y"]]],
                     marker="o", markersize=6 if p["frontier"] else 4, capsize=3,
                     color=colour[p["label"]], linestyle="")
-        # labels alternate above and below their points: close backends stay legible
-        ax.annotate(p["label"], (p["x"], p["y"]), textcoords="offset points",
-                    xytext=(5, 4 if i % 2 == 0 else -11),
-                    fontsize=7, color=colour[p["label"]])
     front = sorted((p for p in pts if p["frontier"]), key=lambda p: p["x"])
     if len(front) > 1:
         ax.plot([p["x"] for p in front], [p["y"] for p in front], "--", color="0.3",
@@ -125,7 +137,7 @@ def panel(ax, title, pts, colour, base, key):
     if ys and min(ys) >= 0 and max(ys) <= 1.0:
         ax.set_ylim(0, 1.05)       # a share or an index: the whole [0, 1] range
     ax.set_xlabel(f"speed relative to {base} (median; bars: rounds' min..max)", fontsize=8)
-    ax.set_ylabel(key, fontsize=8)
+    ax.set_ylabel(axis_labels.readable(key), fontsize=8)
     ax.set_title(title if pts else f"{title}: no runs with {key}", fontsize=9)
     ax.grid(True, alpha=0.3)
 

@@ -94,7 +94,7 @@ class Measurement:
         self.labels = [v.label for v in variants]
         self.started = self.load = None
 
-    def execute(self):
+    def execute(self, stop_without_baseline=False):
         runs = campaign.plan(self.groups, self.variants, self.args.runs, self.args.warmup,
                              random.Random(self.seed))
         progress = Progress(len(runs), quiet=self.args.quiet, runs=runs,
@@ -102,7 +102,9 @@ class Measurement:
         self.started = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
         before = os.getloadavg()[0]
         campaign.Campaign(self.commands, self.envs, self.metric, self.args.timeout,
-                          self.extra_keys, progress).run_all(runs)
+                          self.extra_keys, progress,
+                          baseline=self.labels[0] if stop_without_baseline else None
+                          ).run_all(runs)
         self.load = (before, os.getloadavg()[0])
         return runs
 

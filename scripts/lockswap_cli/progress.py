@@ -49,10 +49,6 @@ class Progress:
         self.stream.write(f"lockswap: {line}\n")
         self.stream.flush()
 
-    def note(self, text):
-        if not self.quiet:
-            self._write_line(text)
-
     def mean(self, label):
         t = self.times.get(label)
         if t:
@@ -88,20 +84,23 @@ class Progress:
         self.times.setdefault(run.backend, []).append(run.seconds or 0.0)
         if self.quiet:
             return
-        labels = {r.backend for r in self.runs}
-        if not self.estimated and labels and labels <= set(self.times):
-            self.estimated = True
-            self._estimate(labels)
         shown = fmt_value(run.value) if run.ok else run.status
         line = (f"[{self.done}/{self.total}] {self._what(run)}: {shown}; "
                 f"~{fmt_duration(self.left())} left")
-        if self.tty:
+        # A failed run keeps its line on a terminal too: it is the one
+        # report of that failure until the final table.
+        if self.tty and run.ok:
             self.stream.write("\r\033[K" + line[:max(10, _columns() - 1)])
             if self.done == self.total:
                 self.stream.write("\r\033[K")
             self.stream.flush()
         else:
             self._write_line(line)
+        # After the run's own line: the estimate follows the run it is based on.
+        labels = {r.backend for r in self.runs}
+        if not self.estimated and labels and labels <= set(self.times):
+            self.estimated = True
+            self._estimate(labels)
 
     def _estimate(self, labels):
         """Once every backend has run: its time per run, the time left,

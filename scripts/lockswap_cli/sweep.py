@@ -1,5 +1,5 @@
 """lockswap sweep: backends x thread counts, with tables and plots."""
-from . import measure, output
+from . import axis_labels, measure, output
 from .errors import UsageError
 
 SUMMARY = "run a command over backends x thread counts; tables, CSV/JSON and plots"
@@ -29,7 +29,11 @@ def thread_list(text):
         counts = [int(t) for t in text.split(",") if t.strip()]
     except ValueError:
         counts = []
-    if not counts or any(c < 1 for c in counts):
+    if counts and any(c < 1 for c in counts):
+        low = min(counts)
+        raise argparse.ArgumentTypeError(f"{text!r}: thread count {low} is not allowed; "
+                                         "counts start at 1 (e.g. 1,2,4,8)")
+    if not counts:
         raise argparse.ArgumentTypeError(f"{text!r}: expected thread counts like 1,2,4,8")
     return list(dict.fromkeys(counts))
 
@@ -167,9 +171,13 @@ def write(plan, prefix, runs, grid, fair, extra):
                                                                      "summary": summary,
                                                                      "paired": paired}))]
     note = f"{plan.command_text()}  (median of {plan.args.runs} runs; bars: min..max)"
+    name = plan.metric.name
     paths.append(plot.lines(prefix + plan.metric.plot_suffix, points(plan, runs),
-                            f"{plan.metric.name} vs threads", plan.metric.label, note=note))
+                            f"{axis_labels.readable(name)} vs threads",
+                            axis_labels.with_direction(name, plan.metric.lower_is_better),
+                            note=note))
     if fair:
-        paths.append(plot.lines(prefix + "-fairness.png", fair, f"{key} vs threads", key,
-                                note=note))
+        paths.append(plot.lines(prefix + "-fairness.png", fair,
+                                f"{axis_labels.readable(key)} vs threads",
+                                axis_labels.readable(key), note=note))
     return paths + frontier.write_sweep(plan, prefix, runs, key)

@@ -133,6 +133,10 @@ def test_choice():
     seen = dict(choose(dup, str(k)) for k in range(200))
     report(seen == {0: "futex-2", 1: "futex-3", 2: "futex", 3: "futex-4"},
            "arms without name= are named after their backend, made unique", seen)
+    wrapped = "capacitor; capacitor:tts; restrict"
+    seen = dict(choose(wrapped, str(k)) for k in range(200))
+    report(seen == {0: "capacitor:tts", 1: "capacitor:tts-2", 2: "restrict:mcs"},
+           "a wrapper without its inner lock is named with the one that runs", seen)
 
 
 BAD_LISTS = [

@@ -117,6 +117,31 @@ class Failures(unittest.TestCase):
         glibc = next(l for l in p.stdout.splitlines() if l.startswith("glibc "))
         self.assertEqual(glibc.split()[1:4], ["3", "0", "100"])  # good, failed, median
 
+    def test_each_failed_run_is_reported_once(self):
+        p = lockswap("ab", "-b", "glibc", "-b", "futex", "--json-key", "throughput", "--runs", "2",
+                     "--warmup", "1", "--", FAKE, env=clean_env(FAKE_FAIL="futex"))
+        self.assertEqual(p.returncode, 1, p.stderr)
+        for kind in ("warm-up 1", "round 1", "round 2"):
+            said = [l for l in p.stderr.splitlines() if kind in l and "futex" in l]
+            self.assertEqual(len(said), 1, p.stderr)
+            self.assertIn("exit 3", said[0])
+
+    def test_failing_baseline_stops_early(self):
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "log")
+            p = lockswap(*AB, "--runs", "5", "--warmup", "1", "--", FAKE,
+                         env=clean_env(FAKE_FAIL="glibc", FAKE_LOG=log))
+            with open(log) as f:
+                executed = [line.split()[0] for line in f]
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(executed.count("glibc"), 3, executed)
+        self.assertLess(len(executed), 12)
+        line = p.stderr.strip()
+        self.assertEqual(len(line.splitlines()), 1, p.stderr)
+        self.assertIn("the baseline glibc failed its first 3 runs (exit 3", line)
+        self.assertIn("failed on purpose", line)
+        self.assertIn(f"stopped after {len(executed)} of 12 runs", line)
+
     def test_missing_metric_counts_as_failed(self):
         with tempfile.TemporaryDirectory() as d:
             p = lockswap(*AB, "--runs", "2", "--warmup", "0", "--out", os.path.join(d, "r"),

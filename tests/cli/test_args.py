@@ -75,7 +75,9 @@ class UsageErrors(CliAssertions, unittest.TestCase):
         self.assertUsageError(lockswap("ab", "-b", "glibc", "-b", "futex", "--set",
                                        "BACKEND=futex", "--", "true"), "-b")
         self.assertUsageError(lockswap("sweep", "-b", "glibc", "--threads", "0", "--", "x"),
-                              "--threads")
+                              "--threads", "counts start at 1")
+        self.assertUsageError(lockswap("sweep", "-b", "glibc", "--threads", "x", "--", "x"),
+                              "--threads", "expected thread counts")
         self.assertUsageError(lockswap("sweep", "-b", "glibc", "--threads", "1,2", "--", "true"),
                               "{threads}")
         self.assertUsageError(lockswap("frobnicate"))

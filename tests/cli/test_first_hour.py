@@ -221,6 +221,30 @@ class Messages(CliAssertions, unittest.TestCase):
                                        env=clean_env(LOCKSWAP_BAKCEND="futex")),
                               "did you mean LOCKSWAP_BACKEND?")
 
+    def test_backend_typo_gets_a_suggestion(self):
+        self.assertUsageError(lockswap("run", "-b", "futx", "--", "echo", "x"),
+                              "LOCKSWAP_BACKEND='futx': unknown backend; did you mean futex?")
+        line = self.assertUsageError(lockswap("run", "-b", "slice:futx", "--", "echo", "x"),
+                                     "unknown inner lock 'futx'; did you mean slice:futex?")
+        self.assertNotIn("native, non-wrapper", line)
+
+    def test_stats_file_directory_is_checked_at_start_up(self):
+        """As LOCKSWAP_STATS_PROM's: one line before the program runs, not
+        a complaint at exit after the summary pointed at the file."""
+        self.assertUsageError(lockswap("run", "--stats", "summary", "--set",
+                                       "STATS_FILE=/nonexistent/dir/p.json", "--", "echo", "x"),
+                              "LOCKSWAP_STATS_FILE='/nonexistent/dir/p.json'",
+                              "cannot write into directory /nonexistent/dir")
+        lib = os.path.realpath(os.path.join(os.path.dirname(SCRIPT), "..", "liblockswap.so"))
+        p = subprocess.run(["echo", "out"], env=clean_env(
+            LD_PRELOAD=lib, LOCKSWAP_STATS="summary",
+            LOCKSWAP_STATS_FILE="/nonexistent/dir/p.json"), capture_output=True, text=True)
+        self.assertEqual(p.stdout, "out\n")
+        lines = p.stderr.splitlines()
+        self.assertEqual(len(lines), 1, p.stderr)
+        self.assertIn("LOCKSWAP_STATS_FILE='/nonexistent/dir/p.json': cannot write into "
+                      "directory /nonexistent/dir", lines[0])
+
     def test_zero_names_the_range(self):
         self.assertUsageError(lockswap("run", "--bypass", "0", "--", "echo", "x"),
                               "LOCKSWAP_BYPASS='0': must be a whole number between 1 and 16384")
@@ -335,6 +359,13 @@ class OutputDetails(unittest.TestCase):
         self.assertIn("lockswap: time per run: ", p.stderr)
         self.assertRegex(p.stderr, r"warning: mcs is \d+x slower than glibc")
         self.assertRegex(p.stderr, r"round 1 mcs: running, ~\d")
+        # The estimate and the warning come after the warm-up's last run, which they use.
+        lines = p.stderr.splitlines()
+        last_warmup = max(i for i, l in enumerate(lines) if "] warm-up 1 " in l)
+        warning = next(i for i, l in enumerate(lines) if "warning: mcs" in l)
+        estimate = next(i for i, l in enumerate(lines) if "time per run" in l)
+        self.assertLess(last_warmup, estimate, p.stderr)
+        self.assertLess(estimate, warning, p.stderr)
 
     def test_folded_and_plot_only_say_what_they_wrote(self):
         stats = os.path.join(self.tmp.name, "s.json")

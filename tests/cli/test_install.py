@@ -40,6 +40,22 @@ class Installed(unittest.TestCase):
             p = run(script, "run", "--", "printenv", "LD_PRELOAD")
             self.assertEqual(p.stdout.strip(), os.path.join(d, "usr", "lib", "liblockswap.so"))
 
+    def test_versions_agree(self):
+        """`make install`'s lockswap.pc, the library and `lockswap --version`
+        carry one version (interpose/version.h)."""
+        with tempfile.TemporaryDirectory() as d:
+            p = subprocess.run(["make", "-s", "-C", REPO, "install", f"DESTDIR={d}",
+                                "PREFIX=/usr"], capture_output=True, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(d, "usr", "lib", "pkgconfig", "lockswap.pc")) as f:
+                pc = dict(line.split(": ", 1) for line in f.read().splitlines() if ": " in line)
+            script = os.path.join(d, "usr", "bin", "lockswap")
+            p = run(script, "--version")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # One version: the CLI prints its own alone only when the library's is the same.
+        self.assertEqual(p.stdout.strip(), f"lockswap {pc['Version']}")
+        self.assertRegex(pc["Version"], r"^[0-9]+\.[0-9]+\.[0-9]+$")
+
     def test_without_library_says_to_run_make(self):
         with tempfile.TemporaryDirectory() as d:
             script = install(os.path.join(d, "usr"), with_lib=False)

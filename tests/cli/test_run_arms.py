@@ -49,12 +49,12 @@ class AnnouncedArmIsRun(unittest.TestCase):
         self.tmp = tempfile.TemporaryDirectory()
         self.addCleanup(self.tmp.cleanup)
 
-    def run_bench(self, *flags, env=None):
+    def run_bench(self, *flags, env=None, arms=ARMS, stats_name="s.json"):
         """(announced (name, key, value), the statistics file's "arm" and pid)."""
-        stats = os.path.join(self.tmp.name, "s.json")
+        stats = os.path.join(self.tmp.name, stats_name)
         if os.path.exists(stats):
             os.remove(stats)
-        p = lockswap("run", "--arms", ARMS, *flags, "--stats", "summary",
+        p = lockswap("run", "--arms", arms, *flags, "--stats", "summary",
                      "--set", "STATS_TOP=0", "--set", f"STATS_FILE={stats}", "--",
                      BENCH, "--threads", "2", "--seconds", "0.02", env=env)
         self.assertEqual(p.returncode, 0, p.stderr)
@@ -79,6 +79,24 @@ class AnnouncedArmIsRun(unittest.TestCase):
         (name, key, value), arm, pid = self.run_bench()
         self.assertEqual((key, value), ("pid", str(pid)))
         self.assertEqual(name, arm["name"])
+
+    def test_bare_wrapper_is_named_with_its_inner_lock(self):
+        """"capacitor" in a list runs capacitor:tts: the announcement, the
+        statistics file and report --by-arm all say so."""
+        names = set()
+        for shard in range(8):
+            (name, _, _), arm, _ = self.run_bench("--arm-key", "SHARD",
+                                                  env=clean_env(SHARD=str(shard)),
+                                                  arms="capacitor; restrict",
+                                                  stats_name=f"s{shard}.json")
+            self.assertEqual(name, arm["name"])
+            names.add(name)
+        self.assertEqual(names, {"capacitor:tts", "restrict:mcs"})
+        files = [os.path.join(self.tmp.name, f"s{shard}.json") for shard in range(8)]
+        p = lockswap("report", "--by-arm", *files)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("capacitor:tts", p.stdout)
+        self.assertNotRegex(p.stdout, r"\b(capacitor|restrict)\b(?!:)")
 
 
 if __name__ == "__main__":

@@ -659,6 +659,44 @@ def test_off(tmp):
            "statistics off: no summary, no file", p.stderr[-300:])
 
 
+def test_fold(tmp):
+    """Destroyed condvars first used at one site are one JSON record whose
+    counts add up; a lone destroyed one and a live one keep their own."""
+    path = os.path.join(tmp, "churn.json")
+    n = 2000
+    p = run("stats_cv_churn", [n], env("futex", STATS="summary", STATS_TOP=0, STATS_FILE=path))
+    report(p.returncode == 0, "stats_cv_churn runs", p.stdout[-300:] + p.stderr[-300:])
+    if p.returncode != 0:
+        return
+    doc = load(path)
+    valid(doc, "churn")
+    conds = {}
+    for l in doc["locks"]:
+        if l["type"] == "condvar":
+            conds.setdefault(l["site"]["symbol"], []).append(l)
+    # `posted` (static, never destroyed) is first used in handshake() or in
+    # worker(), whichever thread gets there first
+    shake = [l for l in conds.get("handshake", []) if l["destroyed"]]
+    report(len(shake) == 1 and shake[0].get("objects") == n and shake[0]["destroyed"],
+           f"{n} destroyed condvars of one site are one record with objects={n}",
+           [(l.get("objects"), l["destroyed"]) for l in shake])
+    if shake:
+        c = shake[0]
+        threads = {k: sum(t[k] for t in c["per_thread"]) for k in ("signals", "waits")}
+        report(c["signals"] == n and threads["signals"] == n and c["waits"] == threads["waits"]
+               and sum(c["wait"]["hist"]) == c["wait"]["samples"] > 0,
+               "its signals, per-thread counts and wait histogram add up",
+               f"signals {c['signals']}, per thread {threads}, samples {c['wait']['samples']}")
+    lone = conds.get("lone", [])
+    report(len(lone) == 1 and "objects" not in lone[0] and lone[0]["signals"] == 1,
+           "a lone destroyed condvar keeps its own record", lone)
+    live = [l for ls in conds.values() for l in ls if not l["destroyed"]]
+    report(len(live) == 1 and "objects" not in live[0] and live[0]["signals"] == n,
+           "a live condvar keeps its own record", [l.get("objects") for l in live])
+    report(os.path.getsize(path) < 64 * 1024, f"the file stays small ({os.path.getsize(path)} "
+           f"bytes for {n} condvars)")
+
+
 def main():
     if not os.path.exists(LIB):
         print(f"FAIL - {LIB} not built")
@@ -667,6 +705,7 @@ def main():
     names = backends()
     with tempfile.TemporaryDirectory(prefix="lockswap-stats-") as tmp:
         test_off(tmp)
+        test_fold(tempfile.mkdtemp(dir=tmp))
         try:
             test_names(run, env, valid, run_report, REPO, PROG, tempfile.mkdtemp(dir=tmp))
         except Exception as e:  # a crash in one case must not hide the others

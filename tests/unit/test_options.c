@@ -16,7 +16,9 @@
 #include "../../interpose/options.c"
 #include "../../interpose/arms.c"
 #include "../../interpose/config.c"
+#include "../../interpose/closest.c"
 #include "../../interpose/option_hints.c"
+#include "../../interpose/backend_hints.c"
 #include "../../stats/signal_name.c"
 
 static char err[LS_ERR_MAX];
@@ -59,6 +61,44 @@ static void backend_values(void **state)
 	assert_non_null(strstr(err, "unknown backend (accepted: glibc, futex"));
 	assert_false(check("BACKEND", "futex:tts"));
 	assert_non_null(strstr(err, "does not wrap another lock"));
+}
+
+/* A misspelt backend or inner lock gets the closest name, ahead of the
+ * list; an inner lock that exists but cannot be wrapped is not "unknown",
+ * and the accepted inner locks are the ones that compose. */
+static void backend_hints(void **state)
+{
+	assert_false(check("BACKEND", "futx"));
+	assert_non_null(strstr(err, "unknown backend; did you mean futex? (accepted: glibc, futex"));
+	assert_false(check("BACKEND", "slice:futx"));
+	assert_non_null(strstr(err, "unknown inner lock 'futx'; did you mean slice:futex? "
+	                            "(accepted after 'slice:': futex, tts, ticket, mcs, queued)"));
+	assert_false(check("BACKEND", "slcie"));
+	assert_non_null(strstr(err, "did you mean slice?"));
+	assert_false(check("BACKEND", "capacitor:glibc"));
+	assert_null(strstr(err, "did you mean"));
+	assert_non_null(strstr(err, "'capacitor' cannot wrap 'glibc': glibc is the pass-through"));
+	assert_null(strstr(strstr(err, "accepted"), "glibc"));
+	assert_false(check("BACKEND", "slice:capacitor"));
+	assert_non_null(strstr(err, "not another wrapper"));
+	assert_false(check("BACKEND", "slice:bcs"));
+	assert_non_null(strstr(err, "does not fit"));
+	assert_false(check("BACKEND", "zzzzzz"));
+	assert_null(strstr(err, "did you mean"));
+}
+
+/* Every output file's directory is checked at start-up, as the export's. */
+static void output_paths_checked(void **state)
+{
+	static const char *const files[] = { "STATS_FILE", "STATS_FOLDED", "STATS_PROM" };
+	for (size_t i = 0; i < 3; i++) {
+		assert_true(check(files[i], ""));
+		assert_true(check(files[i], "/tmp/lockswap-test-%p.out"));
+		assert_false(check(files[i], "/nonexistent/dir/p.json"));
+		assert_non_null(strstr(err, "cannot write into directory /nonexistent/dir"));
+		assert_false(check(files[i], "/tmp/"));
+		assert_non_null(strstr(err, "names a directory"));
+	}
 }
 
 static void load_is_all_or_nothing(void **state)
@@ -258,6 +298,8 @@ int main(void)
 		cmocka_unit_test(uint_values),
 		cmocka_unit_test(bool_values),
 		cmocka_unit_test(backend_values),
+		cmocka_unit_test(backend_hints),
+		cmocka_unit_test(output_paths_checked),
 		cmocka_unit_test(load_is_all_or_nothing),
 		cmocka_unit_test(unknown_names_get_the_closest),
 		cmocka_unit_test(stats_signal_values),
