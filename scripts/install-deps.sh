@@ -8,7 +8,7 @@
 set -eu
 pkgs=(make gcc g++ libc6-dev libcmocka-dev libgcc-s1 libleveldb-dev libjemalloc2
       python3 python3-numpy python3-matplotlib python3-prometheus-client valgrind
-      prometheus-node-exporter golang-go)
+      prometheus-node-exporter golang-go systemtap-sdt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
