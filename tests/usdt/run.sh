@@ -6,8 +6,10 @@
 #      probe is there that the document does not list.
 #   2. Where bpftrace runs and the kernel allows uprobes: the probes' hits
 #      counted while tests/usdt/hits.c runs (under futex, capacitor:futex
-#      and slice:futex), against what the program does.  Elsewhere it is
-#      reported as skipped, with the reason.
+#      and slice:futex), against what the program does; and, from a run
+#      with statistics on while traced, that the statistics still name the
+#      program's call site.  Elsewhere it is reported as skipped, with the
+#      reason.
 set -u
 source "$(dirname "$0")/../lib.sh"
 
@@ -77,6 +79,7 @@ fi
 # One session for the three runs: the counts add up.  The program's name
 # ("hits") keeps other processes that map this library out of the counts.
 P="usdt:$LIB:lockswap"
+rm -f "$T/stats.json" "$T/hits.out"
 bpftrace -e "$P:* /comm == \"hits\"/ { @[probe] = count(); }
 	$P:mutex_acquired /comm == \"hits\"/ { @acquired_at[arg0] = count(); }
 	BEGIN { printf(\"ready\\n\"); }" >"$T/bpftrace.out" 2>&1 &
@@ -89,6 +92,9 @@ done
 runs_ok=1
 if grep -q ready "$T/bpftrace.out"; then
 	env LD_PRELOAD="$LIB" LOCKSWAP_BACKEND=futex "$T/hits" locks >"$T/hits.out" 2>&1 || runs_ok=0
+	# Statistics on while traced: the traced path must keep the call sites.
+	env LD_PRELOAD="$LIB" LOCKSWAP_STATS=summary LOCKSWAP_STATS_FILE="$T/stats.json" "$T/hits" locks \
+		>/dev/null 2>&1 || runs_ok=0
 	env LD_PRELOAD="$LIB" LOCKSWAP_BACKEND=capacitor:futex LOCKSWAP_BYPASS=4 "$T/hits" queue \
 		>>"$T/hits.out" 2>&1 || runs_ok=0
 	env LD_PRELOAD="$LIB" LOCKSWAP_BACKEND=slice:futex LOCKSWAP_SLICE_US=10 \
@@ -113,20 +119,22 @@ at = {int(m.group(1)): int(m.group(2))
       for m in re.finditer(r"^@acquired_at\[(\d+)\]: (\d+)$", text, re.M)}
 mutex = int(re.search(r"^mutex (\d+)$", open(sys.argv[2]).read(), re.M).group(1))
 g = lambda k: c.get(k, 0)
-PAIRS, RW = 100, 10
+# Two runs of "locks" (one with statistics), one "queue" under each wrapper.
+LOCKS = 2
+PAIRS, RW = 100 * LOCKS, 10 * LOCKS
 checks = [
     ("mutex_entry >= PAIRS", g("mutex_entry") >= PAIRS),
     ("mutex_acquired == mutex_entry", g("mutex_acquired") == g("mutex_entry")),
     ("mutex_release == acquisitions (timed included)",
      g("mutex_release") == g("mutex_acquired") + g("mutex_timedlock_acquired")),
-    ("mutex_acquired's argument is the mutex", at.get(mutex, 0) >= PAIRS),
-    ("mutex_timedlock_entry == mutex_timedlock_acquired == 1",
-     g("mutex_timedlock_entry") == g("mutex_timedlock_acquired") == 1),
-    ("one each of mutex_init, mutex_destroy, cond_init, cond_destroy, rwlock_destroy",
-     all(g(k) == 1 for k in ("mutex_init", "mutex_destroy", "cond_init", "cond_destroy",
-                             "rwlock_destroy"))),
-    ("cond_wait >= 1, one cond_signal, one cond_broadcast",
-     g("cond_wait") >= 1 and g("cond_signal") == 1 and g("cond_broadcast") == 1),
+    ("mutex_acquired's argument is the mutex", at.get(mutex, 0) >= PAIRS // LOCKS),
+    ("mutex_timedlock_entry == mutex_timedlock_acquired == 1 a run",
+     g("mutex_timedlock_entry") == g("mutex_timedlock_acquired") == LOCKS),
+    ("one each of mutex_init, mutex_destroy, cond_init, cond_destroy, rwlock_destroy a run",
+     all(g(k) == LOCKS for k in ("mutex_init", "mutex_destroy", "cond_init", "cond_destroy",
+                                 "rwlock_destroy"))),
+    ("cond_wait >= 1, one cond_signal, one cond_broadcast a run",
+     g("cond_wait") >= LOCKS and g("cond_signal") == LOCKS and g("cond_broadcast") == LOCKS),
     ("rdlock_entry == rdlock_acquire_read == RW",
      g("rdlock_entry") == g("rdlock_acquire_read") == RW),
     ("wrlock_entry == wrlock_acquire_write == RW",
@@ -146,6 +154,13 @@ PY
 	ok "$NAME ($out)"
 else
 	fail "$NAME: $out"
+fi
+# The program's loop locks `m` in main (hits.c); traced, the statistics
+# must still name that site, not lockswap's traced path.
+if /usr/bin/python3 "$ROOT/scripts/lockswap" report "$T/stats.json" 2>&1 | grep -q "main (hits.c:"; then
+	ok "statistics while traced: the mutex's site is the program's (main, hits.c)"
+else
+	fail "statistics while traced: no 'main (hits.c:' site in lockswap report $T/stats.json"
 fi
 
 finish usdt
