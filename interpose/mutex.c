@@ -2,7 +2,9 @@
  * mutex.c - the exported pthread_mutex_* functions.
  *
  * The fast path (a normal or adaptive mutex, gate open) is one load of the
- * gate (gate.h), one load of __kind and a jump to the gate's lock.  The
+ * gate (gate.h), one load of __kind and a jump to the gate's lock, after,
+ * in the lock, the test of the USDT probes' semaphore and, in the unlock,
+ * the probe's nop (core/runtime/probes.h).  The
  * slow path (gate closed, or another kind) serves every case: with
  * statistics on it calls the hooks (stats/hooks.h) around the same bodies.
  * The bodies go through kind_*(): recursion and ownership for

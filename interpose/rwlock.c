@@ -19,7 +19,9 @@
  * does not hold is undefined (glibc corrupts its state too).
  *
  * The fast path is one load of the gate (rwlock_select.h) and the call's
- * body.  The slow path (gate closed: before initialisation, or statistics
+ * body, after, in rdlock and wrlock, the test of the USDT probes'
+ * semaphore and, in unlock, the probe's nop (core/runtime/probes.h).  The
+ * slow path (gate closed: before initialisation, or statistics
  * on under glibc's rwlocks) serves the call with the same bodies; with
  * statistics on it calls the hooks (stats/hooks.h) around them, as the
  * mutex's slow path does: a lock first tries (tryrdlock/trywrlock), and
