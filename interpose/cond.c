@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../core/condvar/condvar.h"
+#include "../core/runtime/probes.h"
 #include "../core/runtime/timespec.h"
 #include "entry.h"
 #include "export.h"
@@ -85,7 +86,7 @@ static void forget(pthread_cond_t *c)
 	ls_stats_forget(&o);
 }
 
-LS_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
+static int cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
 {
 	const struct ls_lock_ops *b = ls_active();
 	int pshared = PTHREAD_PROCESS_PRIVATE;
@@ -104,6 +105,14 @@ LS_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *att
 	return 0;
 }
 
+LS_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *attr)
+{
+	int r = cond_init(c, attr);
+	if (r == 0)
+		LS_PROBE2(cond_init, c, attr);
+	return r;
+}
+
 static int cond_destroy(pthread_cond_t *c)
 {
 	const struct ls_lock_ops *b = ls_active();
@@ -116,6 +125,7 @@ static int cond_destroy(pthread_cond_t *c)
 
 LS_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 {
+	LS_PROBE1(cond_destroy, c);
 	int r = cond_destroy(c);
 	if (UNLIKELY(observing()) && r == 0)
 		forget(c);
@@ -151,8 +161,11 @@ static SLOW int signal_slow(pthread_cond_t *c, bool broadcast)
 	return broadcast ? cond_broadcast(c) : cond_signal(c);
 }
 
+/* The probes of signal and broadcast are nops with the condvar still in
+ * its argument register: no semaphore test needed (core/runtime/probes.h). */
 LS_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
+	LS_PROBE1(cond_signal, c);
 	if (LIKELY(ls_gate_native(ls_gate_get())) && !(cond_flags(c) & COND_PSHARED)) {
 		ls_condvar_signal(cv_of(c));
 		return 0;
@@ -162,6 +175,7 @@ LS_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 
 LS_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
+	LS_PROBE1(cond_broadcast, c);
 	if (LIKELY(ls_gate_native(ls_gate_get())) && !(cond_flags(c) & COND_PSHARED)) {
 		ls_condvar_broadcast(cv_of(c));
 		return 0;
@@ -267,6 +281,7 @@ static int wait_body(pthread_cond_t *c, pthread_mutex_t *m, enum wait_call call,
 static SLOW int wait_entry(pthread_cond_t *c, pthread_mutex_t *m, enum wait_call call,
                            clockid_t clock, const struct timespec *abstime)
 {
+	LS_PROBE2(cond_wait, c, m);
 	if (LIKELY(!ls_gate_watched()) || (ls_active(), !ls_observing()))
 		return wait_body(c, m, call, clock, abstime);
 	uintptr_t site = CALLER();

@@ -2,7 +2,9 @@
  * mutex.c - the exported pthread_mutex_* functions.
  *
  * The fast path (a normal or adaptive mutex, gate open) is one load of the
- * gate (gate.h), one load of __kind and a jump to the gate's lock.  The
+ * gate (gate.h), one load of __kind and a jump to the gate's lock, after,
+ * in the lock, the test of the USDT probes' semaphore and, in the unlock,
+ * the probe's nop (core/runtime/probes.h).  The
  * slow path (gate closed, or another kind) serves every case: with
  * statistics on it calls the hooks (stats/hooks.h) around the same bodies.
  * The bodies go through kind_*(): recursion and ownership for
@@ -15,6 +17,7 @@
 #include <limits.h>
 #include <pthread.h>
 
+#include "../core/runtime/probes.h"
 #include "../core/runtime/thread.h"
 #include "../core/runtime/timespec.h"
 #include "entry.h"
@@ -247,6 +250,9 @@ int ls_mutex_release_for_wait(pthread_mutex_t *m, struct ls_mutex_saved *s)
 	int32_t kind = ls_mutex_kind(x);
 	s->glibc = served_by_glibc(b, kind);
 	s->count = 1;
+	/* As glibc's condvar wait, whose release goes through its mutex
+	 * unlock; before the release, as pthread_mutex_unlock's. */
+	LS_PROBE1(mutex_release, m);
 	if (s->glibc)
 		return ls_real_mutex_unlock(m);
 	if (tracks_owner(kind)) {
@@ -264,10 +270,17 @@ int ls_mutex_release_for_wait(pthread_mutex_t *m, struct ls_mutex_saved *s)
 	return 0;
 }
 
+/* As glibc's condvar wait, whose reacquisition goes through its mutex
+ * lock: mutex_entry and mutex_acquired (probes.h). */
 int ls_mutex_reacquire_after_wait(pthread_mutex_t *m, const struct ls_mutex_saved *s)
 {
-	if (s->glibc)
-		return ls_real_mutex_lock(m);
+	LS_PROBE1(mutex_entry, m);
+	if (s->glibc) {
+		int r = ls_real_mutex_lock(m);
+		if (r == 0)
+			LS_PROBE1(mutex_acquired, m);
+		return r;
+	}
 	const struct ls_lock_ops *b = ls_active();
 	struct ls_mutex *x = ls_mutex_of(m);
 	int32_t kind = ls_mutex_kind(x);
@@ -276,6 +289,7 @@ int ls_mutex_reacquire_after_wait(pthread_mutex_t *m, const struct ls_mutex_save
 		set_owner(x, self_id());
 		x->count = s->count;
 	}
+	LS_PROBE1(mutex_acquired, m);
 	return 0;
 }
 
@@ -554,16 +568,39 @@ void ls_mutex_counted_unlock(void *m, uintptr_t site)
 	observed_wanted_unlock(m, b, kind, site);
 }
 
-static SLOW int lock_slow(pthread_mutex_t *m)
+/* The slow paths' bodies, for the program's call site `site`. */
+static INLINE int lock_at(pthread_mutex_t *m, uintptr_t site)
 {
 	const struct ls_lock_ops *b = ls_active();
 	if (UNLIKELY(ls_observing()))
-		return observed_plain_lock(m, b, CALLER());
+		return observed_plain_lock(m, b, site);
 	return kind_lock(m, b, ls_mutex_kind(ls_mutex_of(m)));
+}
+
+/* A tracer is attached (core/runtime/probes.h): the probes around the
+ * slow path's body, which serves every case the gate's table would (the
+ * counting table's site is read from a return address, which would be
+ * ours here, so it is not called).  The unlock's probe needs no such
+ * path: it fires as the unlock begins, a nop with the mutex still in its
+ * argument register. */
+static SLOW int traced_lock(pthread_mutex_t *m)
+{
+	LS_PROBE1(mutex_entry, m);
+	int r = lock_at(m, CALLER());
+	if (r == 0)
+		LS_PROBE1(mutex_acquired, m);
+	return r;
+}
+
+static SLOW int lock_slow(pthread_mutex_t *m)
+{
+	return lock_at(m, CALLER());
 }
 
 LS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
+	if (UNLIKELY(ls_probes_armed()))
+		return traced_lock(m);
 	const struct ls_lock_ops *g = ls_gate_get();
 	struct ls_mutex *x = ls_mutex_of(m);
 	if (LIKELY(g != NULL) && LIKELY(ls_kind_is_plain(ls_mutex_kind(x))))
@@ -596,8 +633,12 @@ static SLOW int unlock_slow(pthread_mutex_t *m)
 	return kind_unlock(m, b, ls_mutex_kind(ls_mutex_of(m)));
 }
 
+/* mutex_release fires before the release (glibc's just after it), so
+ * that in a trace a release always comes before the next owner's
+ * mutex_acquired. */
 LS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
+	LS_PROBE1(mutex_release, m);
 	const struct ls_lock_ops *g = ls_gate_get();
 	struct ls_mutex *x = ls_mutex_of(m);
 	if (LIKELY(g != NULL) && LIKELY(ls_kind_is_plain(ls_mutex_kind(x)))) {
@@ -608,15 +649,25 @@ LS_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 }
 
 /* Timed calls always take the slow path: a deadline is a slow call. */
-static SLOW int timed_entry(pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime,
-                            bool is_clocklock)
+static INLINE int timed_at(pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime,
+                           bool is_clocklock, uintptr_t site)
 {
 	if (UNLIKELY(ls_gate_watched())) {
 		const struct ls_lock_ops *b = ls_active();
 		if (UNLIKELY(ls_observing()))
-			return observed_lock(m, b, CALLER(), &(struct blocking){ clock, abstime, is_clocklock });
+			return observed_lock(m, b, site, &(struct blocking){ clock, abstime, is_clocklock });
 	}
 	return timed(m, clock, abstime, is_clocklock);
+}
+
+static SLOW int timed_entry(pthread_mutex_t *m, clockid_t clock, const struct timespec *abstime,
+                            bool is_clocklock)
+{
+	LS_PROBE2(mutex_timedlock_entry, m, abstime);
+	int r = timed_at(m, clock, abstime, is_clocklock, CALLER());
+	if (r == 0)
+		LS_PROBE1(mutex_timedlock_acquired, m);
+	return r;
 }
 
 LS_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
@@ -644,11 +695,15 @@ LS_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *
 	ls_active();
 	if (UNLIKELY(observing()))
 		forget(m);
-	return ls_real_mutex_init(m, attr);
+	int r = ls_real_mutex_init(m, attr);
+	if (r == 0)
+		LS_PROBE1(mutex_init, m);
+	return r;
 }
 
 LS_EXPORT int pthread_mutex_destroy(pthread_mutex_t *m)
 {
+	LS_PROBE1(mutex_destroy, m);
 	int r = mutex_destroy(m);
 	if (UNLIKELY(observing()) && r == 0)
 		forget(m);

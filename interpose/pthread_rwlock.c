@@ -19,7 +19,9 @@
  * does not hold is undefined (glibc corrupts its state too).
  *
  * The fast path is one load of the gate (rwlock_select.h) and the call's
- * body.  The slow path (gate closed: before initialisation, or statistics
+ * body, after, in rdlock and wrlock, the test of the USDT probes'
+ * semaphore and, in unlock, the probe's nop (core/runtime/probes.h).  The
+ * slow path (gate closed: before initialisation, or statistics
  * on under glibc's rwlocks) serves the call with the same bodies; with
  * statistics on it calls the hooks (stats/hooks.h) around them, as the
  * mutex's slow path does: a lock first tries (tryrdlock/trywrlock), and
@@ -34,6 +36,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "../core/runtime/probes.h"
 #include "../core/runtime/thread.h"
 #include "../core/runtime/timespec.h"
 #include "entry.h"
@@ -448,6 +451,7 @@ LS_EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_
 
 LS_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *l)
 {
+	LS_PROBE1(rwlock_destroy, l);
 	const struct ls_rwlock_ops *b = rw_backend();
 	if (UNLIKELY(observing()))
 		forget(l);
@@ -456,16 +460,55 @@ LS_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *l)
 	return 0;
 }
 
-static SLOW int rdlock_slow(pthread_rwlock_t *l)
+/* The slow paths' bodies, for the program's call site `site`: the
+ * backend's own verbs (never the counting table's, whose routing jumps
+ * to a slow path that reads its site from a return address). */
+static INLINE int rdlock_at(pthread_rwlock_t *l, uintptr_t site)
 {
 	const struct ls_rwlock_ops *b = rw_backend();
 	if (UNLIKELY(ls_observing()))
-		return observed_plain_lock(l, b, CALLER(), false);
+		return observed_plain_lock(l, b, site, false);
 	return rdlock_body(l, b);
+}
+
+static INLINE int wrlock_at(pthread_rwlock_t *l, uintptr_t site)
+{
+	const struct ls_rwlock_ops *b = rw_backend();
+	if (UNLIKELY(ls_observing()))
+		return observed_plain_lock(l, b, site, true);
+	return wrlock_body(l, b);
+}
+
+/* A tracer is attached (core/runtime/probes.h): the probes around the
+ * slow path's body.  The rwlock's unlock and destroy fire at their
+ * start, as glibc's do: plain nops, no semaphore test needed. */
+static SLOW int traced_rdlock(pthread_rwlock_t *l)
+{
+	LS_PROBE1(rdlock_entry, l);
+	int r = rdlock_at(l, CALLER());
+	if (r == 0)
+		LS_PROBE1(rdlock_acquire_read, l);
+	return r;
+}
+
+static SLOW int traced_wrlock(pthread_rwlock_t *l)
+{
+	LS_PROBE1(wrlock_entry, l);
+	int r = wrlock_at(l, CALLER());
+	if (r == 0)
+		LS_PROBE1(wrlock_acquire_write, l);
+	return r;
+}
+
+static SLOW int rdlock_slow(pthread_rwlock_t *l)
+{
+	return rdlock_at(l, CALLER());
 }
 
 LS_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
+	if (UNLIKELY(ls_probes_armed()))
+		return traced_rdlock(l);
 	const struct ls_rwlock_ops *b = gate();
 	if (LIKELY(b != NULL))
 		return rdlock_body(l, b);
@@ -490,14 +533,13 @@ LS_EXPORT int pthread_rwlock_tryrdlock(pthread_rwlock_t *l)
 
 static SLOW int wrlock_slow(pthread_rwlock_t *l)
 {
-	const struct ls_rwlock_ops *b = rw_backend();
-	if (UNLIKELY(ls_observing()))
-		return observed_plain_lock(l, b, CALLER(), true);
-	return wrlock_body(l, b);
+	return wrlock_at(l, CALLER());
 }
 
 LS_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
+	if (UNLIKELY(ls_probes_armed()))
+		return traced_wrlock(l);
 	const struct ls_rwlock_ops *b = gate();
 	if (LIKELY(b != NULL))
 		return wrlock_body(l, b);
@@ -527,9 +569,20 @@ static SLOW int timed_entry(pthread_rwlock_t *l, clockid_t clock, const struct t
 {
 	const struct ls_rwlock_ops *b = rw_backend();
 	const struct deadline d = { clock, abstime, is_clock };
+	int r;
+	if (write)
+		LS_PROBE1(wrlock_entry, l);
+	else
+		LS_PROBE1(rdlock_entry, l);
 	if (UNLIKELY(observing()))
-		return observed_lock(l, b, CALLER(), &d, write);
-	return timed_body(l, b, &d, write);
+		r = observed_lock(l, b, CALLER(), &d, write);
+	else
+		r = timed_body(l, b, &d, write);
+	if (r == 0 && write)
+		LS_PROBE1(wrlock_acquire_write, l);
+	else if (r == 0)
+		LS_PROBE1(rdlock_acquire_read, l);
+	return r;
 }
 
 LS_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime)
@@ -564,6 +617,7 @@ static SLOW int unlock_slow(pthread_rwlock_t *l)
 
 LS_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 {
+	LS_PROBE1(rwlock_unlock, l);
 	const struct ls_rwlock_ops *b = gate();
 	if (LIKELY(b != NULL))
 		return unlock_body(l, b);

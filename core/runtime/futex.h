@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "probes.h"
+
 /* Wait while *word == expected.  abstime may be NULL (no timeout).
  * Returns 0 when woken (or on a spurious wake), EAGAIN when *word already
  * differed, ETIMEDOUT, or EINTR.  Callers always re-check their condition. */
@@ -39,10 +41,13 @@ static inline int ls_futex_wait(const _Atomic uint32_t *word, uint32_t expected,
 	if (abstime && clock == CLOCK_REALTIME)
 		op |= FUTEX_CLOCK_REALTIME;
 	int saved = errno;
+	/* Every park in lockswap comes here (probes.h: park, park_done). */
+	LS_PROBE2(park, word, expected);
 	long r = syscall(SYS_futex, word, op, expected, abstime, NULL,
 	                 FUTEX_BITSET_MATCH_ANY);
 	int err = r == 0 ? 0 : errno;
 	errno = saved;
+	LS_PROBE2(park_done, word, err);
 	return err;
 }
 
@@ -53,7 +58,10 @@ static inline int ls_futex_wake(const _Atomic uint32_t *word, int n)
 	long r = syscall(SYS_futex, word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, n,
 	                 NULL, NULL, 0);
 	errno = saved;
-	return r < 0 ? 0 : (int)r;
+	int woken = r < 0 ? 0 : (int)r;
+	/* Every wake in lockswap comes here (probes.h: unpark). */
+	LS_PROBE3(unpark, word, n, woken);
+	return woken;
 }
 
 #endif

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdbool.h>
 
+#include "../runtime/probes.h"
 #include "../runtime/thread.h"
 #include "../runtime/ticks.h"
 #include "../runtime/timespec.h"
@@ -111,19 +112,20 @@ static bool skip_now(void)
  * the next one(s) and wakes the tickets they admit. */
 void ls_capacitor_open_platoon(struct ls_capacitor *c, uint64_t w, unsigned b)
 {
-	uint64_t nw;
+	uint64_t nw, base;
 	uint32_t n;
 	do {
 		/* Departures that raced past B (credit departures) belong to the
 		 * next platoons: open as many whole platoons as are complete. */
 		n = ls_capacitor_depart_of(w) / b;
-		uint64_t base = (uint16_t)(ls_capacitor_base_of(w) + n * b);
+		base = (uint16_t)(ls_capacitor_base_of(w) + n * b);
 		nw = (w & ~(LS_CAP_DEPART_MASK | LS_CAP_BASE_MASK | LS_CAP_WAITERS)) |
 		     ((uint64_t)(ls_capacitor_depart_of(w) - n * b) << LS_CAP_DEPART_SHIFT) |
 		     (base << LS_CAP_BASE_SHIFT);
 		/* seq_cst: the waiting array's protocol (core/runtime/twa.h). */
 	} while (!atomic_compare_exchange_weak_explicit(&c->word, &w, nw, memory_order_seq_cst,
 	                                                memory_order_relaxed));
+	LS_PROBE3(capacitor_platoon, c, base, n);
 	if (w & LS_CAP_WAITERS)
 		ls_unpark(low_half(c), INT_MAX);
 	/* Tickets already handed out beyond the old platoon: those now

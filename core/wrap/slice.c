@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <sys/resource.h>
 
+#include "../runtime/probes.h"
 #include "../runtime/thread.h"
 #include "../runtime/timespec.h"
 #include "../runtime/twa.h"
@@ -312,6 +313,8 @@ static void end_slice(struct ls_slice *r, bool paying)
 	} while (!atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_seq_cst,
 	                                                memory_order_relaxed));
 	traced(r, ev, from & LS_SL_TICKET_MASK, ev == LS_SL_TRACE_GROUP ? served_n : 0);
+	if (ev == LS_SL_TRACE_HANDOVER || ev == LS_SL_TRACE_GROUP)
+		LS_PROBE3(slice_handover, r, from & LS_SL_TICKET_MASK, served_n);
 	wake_range(r, from, to);
 }
 
