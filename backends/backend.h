@@ -209,6 +209,12 @@ static inline bool ls_backend_is_passthrough(const struct ls_lock_ops *b)
  * writes a one-line reason (no trailing newline) into err. */
 const struct ls_lock_ops *ls_backend_select(const char *name, char *err, size_t errlen);
 
+/* While true (this thread only), ls_backend_select() checks names and
+ * compositions but calls no backend's prepare(): what lockswap_check_option
+ * does for the CLI, which checks the settings of a program it will start
+ * under another environment (interpose/describe.c). */
+extern __thread bool ls_backend_names_only;
+
 /* Whether every part of "name" or "wrapper:inner" is a listed backend
  * name, whether or not the two compose: an unknown one is a typo worth a
  * did-you-mean (interpose/option_hints.h). */

@@ -128,7 +128,14 @@ LS_EXPORT int lockswap_check_option(const char *var, const char *value, char *er
 			snprintf(err, errlen, "LOCKSWAP_%s: unknown variable", name);
 		return -1;
 	}
-	return ls_option_check(o, value, err, errlen) ? 0 : -1;
+	/* The CLI asks about the program it will start, not about itself: a
+	 * backend that checks this process (ces: no rseq areas) is checked
+	 * by name only; the program runs the full check at start-up, and the
+	 * CLI starts it with what that check needs (settings.py). */
+	ls_backend_names_only = true;
+	bool ok = ls_option_check(o, value, err, errlen);
+	ls_backend_names_only = false;
+	return ok ? 0 : -1;
 }
 
 /* The full name of backend `name` ("capacitor" -> "capacitor:tts"): lets

@@ -16,7 +16,7 @@ import time
 from . import signals
 from .errors import ToolError
 from .metrics import MetricError, json_lines, optional_key
-from .settings import child_env
+from .settings import child_env, needs_rseq_off
 
 STDERR_TAIL = 5
 # A baseline that failed this many runs, and never succeeded, stops `ab`:
@@ -210,5 +210,8 @@ def dotted_keys(obj, prefix=""):
 
 def environments(lib_path, variants):
     """label -> environment of the program for each checked backend (under
-    its own LIB= build where it names one)."""
-    return {v.label: child_env(v.lib_path or lib_path, v.values) for v in variants}
+    its own LIB= build where it names one).  If any runs ces, every one runs
+    with glibc's rseq registration off (settings.child_env)."""
+    rseq_off = any(needs_rseq_off(v.values) for v in variants)
+    return {v.label: child_env(v.lib_path or lib_path, v.values, rseq_off=rseq_off)
+            for v in variants}

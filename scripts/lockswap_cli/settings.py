@@ -178,15 +178,41 @@ def name_inner(lib, variant):
         variant.backend = full
 
 
-def child_env(lib_path, values, base=None):
+RSEQ_OFF = "glibc.pthread.rseq=0"
+
+
+def needs_rseq_off(values):
+    """Whether these settings run the ces backend, which refuses to start
+    while glibc registers rseq areas (docs/delegation.md)."""
+    names = [values.get(PREFIX + "BACKEND", "")] + \
+        [arm.split(":", 1)[-1] for arm in values.get(PREFIX + "ARMS", "").split(",")]
+    return any(n.split(",")[0].startswith("ces") for n in names if n)
+
+
+def with_rseq_off(env):
+    """GLIBC_TUNABLES with glibc.pthread.rseq=0 added, the user's other
+    tunables kept (a user's own rseq setting is replaced: ces cannot run
+    with rseq on)."""
+    kept = [t for t in env.get("GLIBC_TUNABLES", "").split(":")
+            if t and not t.startswith("glibc.pthread.rseq=")]
+    env["GLIBC_TUNABLES"] = ":".join([RSEQ_OFF] + kept)
+    return env
+
+
+def child_env(lib_path, values, base=None, rseq_off=None):
     """The environment of a measured program: base (default: the CLI's own,
     which holds no LOCKSWAP_* any more) plus the settings, with the library
-    first in LD_PRELOAD and every earlier entry kept after it."""
+    first in LD_PRELOAD and every earlier entry kept after it.  rseq_off
+    (default: these settings run ces) turns glibc's rseq registration off;
+    a comparison passes it for every arm when any arm runs ces, so that all
+    arms run under the same glibc."""
     env = dict(os.environ if base is None else base)
     env.update(values)
     kept = [p for p in env.get("LD_PRELOAD", "").replace(" ", ":").split(":")
             if p and p != lib_path]
     env["LD_PRELOAD"] = ":".join([lib_path] + kept)
+    if needs_rseq_off(values) if rseq_off is None else rseq_off:
+        with_rseq_off(env)
     return env
 
 
