@@ -141,6 +141,52 @@ static void context(void)
 		CHECK(count_delegated(WAITERS) >= 1, "context: sections ran on the releasing thread");
 }
 
+/* ---- the thread CPU clock ------------------------------------------------ */
+
+static double thread_cpu_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static double cpu_home_ms; /* the waiter's own CPU time across its lock..unlock */
+
+static void *cpu_waiter(void *arg)
+{
+	struct seen *s = &seen[0];
+	s->home = tid();
+	atomic_fetch_add(&ready, 1);
+	double before = thread_cpu_ms();
+	pthread_mutex_lock(&m);
+	s->in = tid();
+	double start = thread_cpu_ms(); /* the clock of whichever thread runs this */
+	while (thread_cpu_ms() - start < 30)
+		;
+	pthread_mutex_unlock(&m);
+	cpu_home_ms = thread_cpu_ms() - before;
+	return NULL;
+}
+
+static void cputime(void)
+{
+	pthread_t t;
+	pthread_mutex_lock(&m);
+	run_waiters(cpu_waiter, 1, &t);
+	double before = thread_cpu_ms();
+	pthread_mutex_unlock(&m); /* under ces: runs the 30 ms section here */
+	double releaser_ms = thread_cpu_ms() - before;
+	pthread_join(t, NULL);
+	if (seen[0].in != seen[0].home) {
+		CHECK(cpu_home_ms < 15 && releaser_ms >= 25,
+		      "cputime: a delegated section's CPU time is charged to the releasing thread");
+	} else {
+		CHECK(cpu_home_ms >= 25, "cputime: a section run at home is charged to its own thread");
+	}
+	if (is_ces)
+		CHECK(seen[0].in != seen[0].home, "cputime: the section ran delegated");
+}
+
 /* ---- a contended second lock inside a delegated section ---------------- */
 
 static void *nested_waiter(void *arg)
@@ -401,6 +447,7 @@ int main(void)
 {
 	is_ces = strcmp(check_backend(), "ces") == 0;
 	context();
+	cputime();
 	nested();
 	condvar();
 	signals();
