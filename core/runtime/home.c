@@ -136,7 +136,7 @@ const char *ls_home_reason_name(enum ls_home_reason why)
 		[LS_BACK_LOCK] = "lock",       [LS_BACK_TIMEDLOCK] = "timedlock",
 		[LS_BACK_CONDVAR] = "condvar", [LS_BACK_PARK] = "park",
 		[LS_BACK_EXIT] = "exit",       [LS_BACK_FORK] = "fork",
-		[LS_BACK_BLOCKING] = "blocking",
+		[LS_BACK_BLOCKING] = "blocking", [LS_BACK_THREAD_STATE] = "thread_state",
 	};
 	return (unsigned)why < LS_BACK_REASONS ? names[why] : "?";
 }

@@ -40,6 +40,7 @@ enum ls_home_reason {
 	LS_BACK_EXIT,         /* the thread exits (pthread_exit, thread key destructors) */
 	LS_BACK_FORK,         /* fork */
 	LS_BACK_BLOCKING,     /* a sleep, poll, semaphore, join or signal wait (interpose/blocking.c) */
+	LS_BACK_THREAD_STATE, /* a change of the thread's signal mask, affinity or scheduling (interpose/thread_state.c) */
 	LS_BACK_REASONS
 };
 

@@ -187,6 +187,44 @@ static void cputime(void)
 		CHECK(seen[0].in != seen[0].home, "cputime: the section ran delegated");
 }
 
+/* ---- a signal mask changed inside a delegated section ------------------- */
+
+static int mask_home_blocked, mask_releaser_blocked;
+
+static void *mask_waiter(void *arg)
+{
+	struct seen *s = &seen[0];
+	s->home = tid();
+	atomic_fetch_add(&ready, 1);
+	pthread_mutex_lock(&m);
+	s->in = tid();
+	sigset_t usr2;
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &usr2, NULL); /* the waiter's own mask */
+	pthread_mutex_unlock(&m);
+	sigset_t now;
+	pthread_sigmask(SIG_SETMASK, NULL, &now);
+	mask_home_blocked = sigismember(&now, SIGUSR2);
+	return NULL;
+}
+
+static void masks(void)
+{
+	pthread_t t;
+	pthread_mutex_lock(&m);
+	run_waiters(mask_waiter, 1, &t);
+	pthread_mutex_unlock(&m);
+	pthread_join(t, NULL);
+	sigset_t now;
+	pthread_sigmask(SIG_SETMASK, NULL, &now);
+	mask_releaser_blocked = sigismember(&now, SIGUSR2);
+	CHECK_EQ(mask_home_blocked, 1, "sigmask: a mask changed in a section is the waiter's own");
+	CHECK_EQ(mask_releaser_blocked, 0, "sigmask: the releasing thread's mask is unchanged");
+	if (is_ces)
+		CHECK(seen[0].in != seen[0].home, "sigmask: the section started delegated");
+}
+
 /* ---- a contended second lock inside a delegated section ---------------- */
 
 static void *nested_waiter(void *arg)
@@ -448,6 +486,7 @@ int main(void)
 	is_ces = strcmp(check_backend(), "ces") == 0;
 	context();
 	cputime();
+	masks();
 	nested();
 	condvar();
 	signals();

@@ -1,0 +1,75 @@
+/*
+ * thread_state.c - calls that change state the kernel keeps per thread,
+ * each sending a delegated critical section home first
+ * (core/runtime/home.h): run on the releasing thread, they would change
+ * the releaser's signal mask, affinity or scheduling, not the waiter's.
+ * Each wrapper costs one thread-local load when no section is away.  What
+ * is not here (raw syscalls, prctl, setns, unshare) acts on the releaser:
+ * docs/delegation.md lists it.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+
+#include "../core/runtime/home.h"
+#include "export.h"
+
+static void *next(const char *name, void *_Atomic *slot)
+{
+	void *f = atomic_load_explicit(slot, memory_order_relaxed);
+	if (!f) {
+		f = dlsym(RTLD_NEXT, name);
+		atomic_store_explicit(slot, f, memory_order_relaxed);
+	}
+	return f;
+}
+
+#define REAL(name) ((__typeof__(&name))next(#name, &real_##name))
+
+static void *_Atomic real_sigprocmask, *_Atomic real_pthread_sigmask,
+        *_Atomic real_sched_setaffinity, *_Atomic real_pthread_setaffinity_np,
+        *_Atomic real_sched_setscheduler, *_Atomic real_sched_setparam,
+        *_Atomic real_pthread_setschedparam;
+
+LS_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	ls_go_home(LS_BACK_THREAD_STATE);
+	return REAL(sigprocmask)(how, set, old);
+}
+
+LS_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	ls_go_home(LS_BACK_THREAD_STATE);
+	return REAL(pthread_sigmask)(how, set, old);
+}
+
+LS_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
+{
+	ls_go_home(LS_BACK_THREAD_STATE);
+	return REAL(sched_setaffinity)(pid, size, set);
+}
+
+LS_EXPORT int pthread_setaffinity_np(pthread_t t, size_t size, const cpu_set_t *set)
+{
+	ls_go_home(LS_BACK_THREAD_STATE);
+	return REAL(pthread_setaffinity_np)(t, size, set);
+}
+
+LS_EXPORT int sched_setscheduler(pid_t pid, int policy, const struct sched_param *p)
+{
+	ls_go_home(LS_BACK_THREAD_STATE);
+	return REAL(sched_setscheduler)(pid, policy, p);
+}
+
+LS_EXPORT int sched_setparam(pid_t pid, const struct sched_param *p)
+{
+	ls_go_home(LS_BACK_THREAD_STATE);
+	return REAL(sched_setparam)(pid, p);
+}
+
+LS_EXPORT int pthread_setschedparam(pthread_t t, int policy, const struct sched_param *p)
+{
+	ls_go_home(LS_BACK_THREAD_STATE);
+	return REAL(pthread_setschedparam)(t, policy, p);
+}
