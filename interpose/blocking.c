@@ -12,7 +12,6 @@
  * blocks, raw futexes, std::atomic::wait) still stalls the batch, and can
  * deadlock in that case: docs/delegation.md lists it.
  */
-#include <dlfcn.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -25,20 +24,7 @@
 
 #include "../core/runtime/home.h"
 #include "export.h"
-
-/* glibc's definition of `name`, found once (dlsym allocates only when it
- * fails, and these are all in libc). */
-static void *next(const char *name, void *_Atomic *slot)
-{
-	void *f = atomic_load_explicit(slot, memory_order_relaxed);
-	if (!f) {
-		f = dlsym(RTLD_NEXT, name);
-		atomic_store_explicit(slot, f, memory_order_relaxed);
-	}
-	return f;
-}
-
-#define REAL(name) ((__typeof__(&name))next(#name, &real_##name))
+#include "next_symbol.h"
 
 static void *_Atomic real_nanosleep, *_Atomic real_clock_nanosleep, *_Atomic real_usleep,
         *_Atomic real_sleep, *_Atomic real_sched_yield, *_Atomic real_poll, *_Atomic real_ppoll,

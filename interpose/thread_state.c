@@ -7,25 +7,13 @@
  * is not here (raw syscalls, prctl, setns, unshare) acts on the releaser:
  * docs/delegation.md lists it.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 
 #include "../core/runtime/home.h"
 #include "export.h"
-
-static void *next(const char *name, void *_Atomic *slot)
-{
-	void *f = atomic_load_explicit(slot, memory_order_relaxed);
-	if (!f) {
-		f = dlsym(RTLD_NEXT, name);
-		atomic_store_explicit(slot, f, memory_order_relaxed);
-	}
-	return f;
-}
-
-#define REAL(name) ((__typeof__(&name))next(#name, &real_##name))
+#include "next_symbol.h"
 
 static void *_Atomic real_sigprocmask, *_Atomic real_pthread_sigmask,
         *_Atomic real_sched_setaffinity, *_Atomic real_pthread_setaffinity_np,
