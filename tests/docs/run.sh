@@ -11,7 +11,9 @@
 #     the transcripts print what they show, every lockswap flag they name
 #     exists (tests/docs/runnable.py);
 #   - scripts/results.sh's slice and manycore parts ask for the sweeps of
-#     the raw files docs/results.md cites them for (tests/docs/results_sh.py).
+#     the raw files docs/results.md cites them for (tests/docs/results_sh.py);
+#   - docs/seeds.md has a table for each reference text, a verdict in every
+#     row and a file behind every relative link (tests/docs/seeds.py).
 set -u
 . "$(dirname "$0")/../lib.sh"
 readme=$ROOT/README.md
@@ -70,4 +72,11 @@ while IFS= read -r line; do
 	*) fail "results_sh.py: $line" ;;
 	esac
 done < <(/usr/bin/python3 "$ROOT/tests/docs/results_sh.py" "$ROOT" 2>&1)
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) ok "${line#ok - }" ;;
+	"FAIL - "*) fail "${line#FAIL - }" ;;
+	*) fail "seeds.py: $line" ;;
+	esac
+done < <(/usr/bin/python3 "$ROOT/tests/docs/seeds.py" "$ROOT" 2>&1)
 finish docs
