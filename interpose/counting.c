@@ -124,7 +124,7 @@ static inline __attribute__((always_inline)) int claim_lock(bool (*claim)(void *
  * since every acquisition that keys a row leaves the mutex named (the
  * hooks name the holder, stats/record.c acquired_as, or the release
  * that let a waiter in did) and every release of a plain mutex names
- * the releaser (claim_unlock, mutex.c name_releaser); a mutex
+ * the releaser (claim_unlock, mutex_bodies.h name_releaser); a mutex
  * initialised again has slot word 0, whose row is never keyed.
  * tests/stats test_counting's hand_lock (one thread, then two) counts
  * exactly one owner change. */
@@ -189,7 +189,7 @@ static inline __attribute__((always_inline)) void count_unlock(void (*unlock)(vo
 /* The same over a backend with claims: its unlock names this thread
  * (backends/inline_verbs.h), so that a holder that got the mutex by
  * waiting needs no store of its own (stats/hooks.h release_names); the
- * observed unlock names it too (mutex.c name_releaser). */
+ * observed unlock names it too (mutex_bodies.h name_releaser). */
 static inline __attribute__((always_inline)) void claim_unlock(void (*unclaim)(void *, uint64_t),
                                                                void *s)
 {

@@ -19,4 +19,9 @@
 /* The bodies and observed paths, inlined into each slow path. */
 #define INLINE inline __attribute__((always_inline))
 
+/* A static function of a header shared by two files (mutex_bodies.h,
+ * rwlock_bodies.h) that one of them does not call: no warning for it,
+ * and no `inline`, which would change how the compiler inlines it. */
+#define SHARED __attribute__((unused))
+
 #endif

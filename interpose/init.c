@@ -17,10 +17,8 @@
 #include "rwlock_select.h"
 #include "version.h"
 
-const struct ls_lock_ops *_Atomic ls_active_backend;
 size_t ls_cond_flags_offset = 36;
 char ls_active_name[LS_ACTIVE_NAME_MAX];
-__thread bool ls_hold_due;
 extern const struct ls_lock_ops ls_backend_glibc;
 
 /* Thread records are returned at thread exit through a pthread key whose

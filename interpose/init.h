@@ -19,8 +19,7 @@
 #include "../backends/backend.h"
 #include "../core/runtime/say.h" /* ls_say: a message line on stderr */
 #include "../stats/hooks.h"
-
-extern const struct ls_lock_ops *_Atomic ls_active_backend;
+#include "active.h" /* the published backends; ls_observing, ls_hold_due */
 
 /* The selected name as given ("capacitor:tts"), valid once ls_active(). */
 #define LS_ACTIVE_NAME_MAX 64
@@ -35,31 +34,6 @@ static inline const struct ls_lock_ops *ls_active(void)
 	const struct ls_lock_ops *b =
 	        atomic_load_explicit(&ls_active_backend, memory_order_acquire);
 	return __builtin_expect(b != NULL, 1) ? b : ls_init();
-}
-
-/* Statistics on (LOCKSWAP_STATS, read once by ls_init): the entry points'
- * slow paths call the hooks.  Read only behind a closed gate (gate.h),
- * after ls_active(). */
-extern _Atomic unsigned ls_opt_stats;
-static inline bool ls_observing(void)
-{
-	return atomic_load_explicit(&ls_opt_stats, memory_order_relaxed) != LS_STATS_OFF;
-}
-
-/* Set when the statistics asked for the whole protocol (a hold sample
- * that starts before the try) on this thread's next lock, mutex or rwlock
- * (the answer of ls_stats_locked and ls_stats_lock_end). */
-extern __thread bool ls_hold_due;
-
-/* A counting table's verb (counting.c, rwlock_counting.c) declined
- * before its try: give back the countdown step it took (stats/quick.h);
- * if the countdown stopped at its end, this lock starts the hold sample
- * before its try. */
-static inline void ls_counting_declined(void)
-{
-	ls_stats_quick_give_back();
-	if (ls_stats_q.hold_left == 1)
-		ls_hold_due = true;
 }
 
 /* Byte offset of glibc's condvar flags word (bit 0 pshared, bit 1 clock):

@@ -1,9 +1,8 @@
 /*
  * mutex_counted.h - the slow paths that the counting table
- * (counting.c) jumps to: what the counting table needs from the mutex
- * entry points (defined in mutex.c).  A header of its own, not mutex.h,
- * so that the counting table depends on these declarations only and the
- * includes run one way: gate -> counting -> mutex_counted <- mutex.
+ * (counting.c) jumps to (mutex_counted.c), apart from the entry points
+ * (mutex.c) so that the includes and the calls run one way:
+ * mutex -> gate -> counting -> mutex_counted -> mutex_bodies.
  */
 #ifndef LS_INTERPOSE_MUTEX_COUNTED_H
 #define LS_INTERPOSE_MUTEX_COUNTED_H

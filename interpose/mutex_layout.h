@@ -33,7 +33,7 @@
  * at byte 32, so that the instructions that take and free a plain mutex
  * write it and an owner change stores nothing inside the critical
  * section.  Chosen once for the process, with the counting table, before
- * any lock is counted (mutex.c ls_mutex_holder_in_state).  Not for the
+ * any lock is counted (mutex_counted.c ls_mutex_holder_in_state).  Not for the
  * kinds glibc serves: their state is glibc's.
  */
 #ifndef LS_INTERPOSE_MUTEX_LAYOUT_H

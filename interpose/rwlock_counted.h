@@ -1,9 +1,9 @@
 /*
  * rwlock_counted.h - the slow paths that the rwlock counting table
- * (rwlock_counting.c) jumps to, defined with the rwlock entry points
- * (pthread_rwlock.c).  A header of its own, as mutex_counted.h is for mutexes, so
- * that the includes run one way: rwlock_select -> rwlock_counting ->
- * rwlock_counted <- rwlock.
+ * (rwlock_counting.c) jumps to (rwlock_counted.c), apart from the entry
+ * points (pthread_rwlock.c), as mutex_counted.h is for mutexes, so that
+ * the includes and calls run one way: pthread_rwlock -> rwlock_select ->
+ * rwlock_counting -> rwlock_counted -> rwlock_bodies.
  */
 #ifndef LS_INTERPOSE_RWLOCK_COUNTED_H
 #define LS_INTERPOSE_RWLOCK_COUNTED_H

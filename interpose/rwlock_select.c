@@ -4,10 +4,10 @@
 #include "rwlock_counting.h"
 #include "rwlock_real.h"
 
-/* ls_rwlock_active and ls_rwlock_gate are defined in pthread_rwlock.c, beside the
- * entry points that read them on every call: defined in the same file they
- * are reached PC-relative, declared extern they would cost a GOT load per
- * call (-fPIC). */
+/* Read by the entry points on every call: declared hidden
+ * (rwlock_select.h), so reached PC-relative, as a variable of their own
+ * file would be, not through the GOT (-fPIC). */
+const struct ls_rwlock_ops *_Atomic ls_rwlock_gate;
 
 void ls_rwlock_select(bool options_ok)
 {

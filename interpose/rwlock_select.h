@@ -4,7 +4,9 @@
  * and published by the same release store, so entry points read it after
  * ls_active().  Apart from the entry points (pthread_rwlock.c) so that start-up
  * (init.c), which selects, and the entry points, which call ls_active(),
- * do not include each other.
+ * do not depend on each other: the gate is defined here, the backend in
+ * active.c, and both are declared hidden, so that the entry points read
+ * them PC-relative as if they were their own.
  */
 #ifndef LS_INTERPOSE_RWLOCK_SELECT_H
 #define LS_INTERPOSE_RWLOCK_SELECT_H
@@ -13,8 +15,7 @@
 #include <stdbool.h>
 
 #include "../backends/rwlock.h"
-
-extern const struct ls_rwlock_ops *_Atomic ls_rwlock_active;
+#include "active.h" /* ls_rwlock_active, the backend selected here */
 
 /* The rwlock entry points' gate (the mutex's is gate.h): the backend that
  * serves a call at once; with statistics on, the counting table over it
@@ -22,7 +23,7 @@ extern const struct ls_rwlock_ops *_Atomic ls_rwlock_active;
  * or NULL - before ls_init(), and with statistics on over glibc's rwlocks
  * - for the slow path, which initialises and calls the statistics' hooks.
  * So with statistics off the entry points never test the mode. */
-extern const struct ls_rwlock_ops *_Atomic ls_rwlock_gate;
+extern const struct ls_rwlock_ops *_Atomic ls_rwlock_gate __attribute__((visibility("hidden")));
 
 /* Called once by the ls_init() that published the backends, when
  * statistics are off. */

@@ -259,7 +259,7 @@ def test_hold_samples(backend, tmp):
     of mean 512 (so far outside [48, 781] only if holds are timed at
     another rate, or not at all), and the acquisitions stay exact.  Under
     a lockswap backend these go through the counting table's short path
-    for a due sample (interpose/mutex.c ls_mutex_counted_declined)."""
+    for a due sample (interpose/mutex_counted.c ls_mutex_counted_declined)."""
     tag = f"{backend}/summary"
     path = os.path.join(tmp, "uncont.json")
     p = run("stats_uncont", ["100000"], env(backend, STATS="summary", STATS_FILE=path,
