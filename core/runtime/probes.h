@@ -44,7 +44,9 @@
  *   park(word, expected)            a thread is about to sleep on the
  *                                   32-bit futex word while it holds
  *                                   `expected` (runtime/futex.h
- *                                   ls_futex_wait: every park in lockswap)
+ *                                   ls_futex_wait: every park in lockswap
+ *                                   but a ces waiter's on its parking
+ *                                   stack, runtime/fiber.h's raw wait)
  *   park_done(word, err)            ... and woke up: err 0, EAGAIN (the
  *                                   word had changed), ETIMEDOUT or EINTR
  *   unpark(word, n, woken)          up to n sleepers on word are woken;
