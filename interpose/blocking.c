@@ -24,6 +24,7 @@
 
 #include "../core/runtime/home.h"
 #include "export.h"
+#include "home.h"
 #include "next_symbol.h"
 
 static void *_Atomic real_nanosleep, *_Atomic real_clock_nanosleep, *_Atomic real_usleep,
@@ -162,4 +163,32 @@ LS_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct ti
 {
 	ls_go_home(LS_BACK_BLOCKING);
 	return REAL(sigtimedwait)(set, info, t);
+}
+
+/* Every look-up at start-up (interpose/init.c's constructor): several of
+ * these are async-signal-safe and may first be called from a signal
+ * handler, where dlsym must not run. */
+void ls_blocking_resolve(void)
+{
+	ls_next_symbol("nanosleep", &real_nanosleep);
+	ls_next_symbol("clock_nanosleep", &real_clock_nanosleep);
+	ls_next_symbol("usleep", &real_usleep);
+	ls_next_symbol("sleep", &real_sleep);
+	ls_next_symbol("sched_yield", &real_sched_yield);
+	ls_next_symbol("poll", &real_poll);
+	ls_next_symbol("ppoll", &real_ppoll);
+	ls_next_symbol("select", &real_select);
+	ls_next_symbol("pselect", &real_pselect);
+	ls_next_symbol("epoll_wait", &real_epoll_wait);
+	ls_next_symbol("epoll_pwait", &real_epoll_pwait);
+	ls_next_symbol("sem_wait", &real_sem_wait);
+	ls_next_symbol("sem_timedwait", &real_sem_timedwait);
+	ls_next_symbol("sem_clockwait", &real_sem_clockwait);
+	ls_next_symbol("pthread_join", &real_pthread_join);
+	ls_next_symbol("pthread_timedjoin_np", &real_pthread_timedjoin_np);
+	ls_next_symbol("pause", &real_pause);
+	ls_next_symbol("sigsuspend", &real_sigsuspend);
+	ls_next_symbol("sigwait", &real_sigwait);
+	ls_next_symbol("sigwaitinfo", &real_sigwaitinfo);
+	ls_next_symbol("sigtimedwait", &real_sigtimedwait);
 }

@@ -5,4 +5,9 @@
 /* Install the hooks core/runtime/home.h calls (once, at start-up). */
 void ls_home_install(void);
 
+/* Look up glibc's definitions of the calls that send a delegated section
+ * home (blocking.c, thread_state.c), once, from the constructor. */
+void ls_blocking_resolve(void);
+void ls_thread_state_resolve(void);
+
 #endif

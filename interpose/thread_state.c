@@ -13,6 +13,7 @@
 
 #include "../core/runtime/home.h"
 #include "export.h"
+#include "home.h"
 #include "next_symbol.h"
 
 static void *_Atomic real_sigprocmask, *_Atomic real_pthread_sigmask,
@@ -60,4 +61,18 @@ LS_EXPORT int pthread_setschedparam(pthread_t t, int policy, const struct sched_
 {
 	ls_go_home(LS_BACK_THREAD_STATE);
 	return REAL(pthread_setschedparam)(t, policy, p);
+}
+
+/* Every look-up at start-up (interpose/init.c's constructor): several of
+ * these are async-signal-safe and may first be called from a signal
+ * handler, where dlsym must not run. */
+void ls_thread_state_resolve(void)
+{
+	ls_next_symbol("sigprocmask", &real_sigprocmask);
+	ls_next_symbol("pthread_sigmask", &real_pthread_sigmask);
+	ls_next_symbol("sched_setaffinity", &real_sched_setaffinity);
+	ls_next_symbol("pthread_setaffinity_np", &real_pthread_setaffinity_np);
+	ls_next_symbol("sched_setscheduler", &real_sched_setscheduler);
+	ls_next_symbol("sched_setparam", &real_sched_setparam);
+	ls_next_symbol("pthread_setschedparam", &real_pthread_setschedparam);
 }
