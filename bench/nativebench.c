@@ -13,6 +13,8 @@
  * non-atomic read-work-write on a shared counter, so a lost update makes the
  * counter differ from the calls that returned, and an entry that finds
  * another section inside counts an overlap; either makes it exit 1.
+ * "delegated" counts the sections (over the whole run) that ran on a thread
+ * other than their caller's: the closures a combiner ran for others.
  *
  * Linked to liblockswap-native.a, which defines no pthread function, so
  * --lock pthread measures exactly what LD_PRELOAD put in place.
@@ -62,11 +64,12 @@ static struct {
 	volatile unsigned inside;    /* caller id + 1 while a section runs */
 	uint64_t rng;                /* stepped cs_work times per section */
 	uint64_t overlaps;
+	uint64_t delegated;          /* sections that ran on a thread other than their caller's */
 } shared = { .mutex = PTHREAD_MUTEX_INITIALIZER, .rng = 0x9E3779B97F4A7C15ULL };
 
 struct thread {
 	_Alignas(128) unsigned id;
-	pthread_t tid;
+	pthread_t tid, self;         /* self: set by the thread itself before it starts */
 	uint64_t rng;
 	_Atomic uint64_t ops;        /* written by its thread only, read at the window's edges */
 };
@@ -97,6 +100,8 @@ static void section(void *arg)
 	for (long i = 0; i < opt.cs_work; i++)
 		rng_next(&shared.rng);
 	shared.count = c + 1;
+	if (!pthread_equal(pthread_self(), t->self))
+		shared.delegated++;
 	shared.inside = 0;
 }
 
@@ -104,6 +109,7 @@ static void *worker(void *arg)
 {
 	struct thread *t = arg;
 	enum kind kind = lock_names[opt.lock].kind;
+	t->self = pthread_self();
 	pthread_barrier_wait(&start_barrier);
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		if (kind == K_NATIVE) {
@@ -271,12 +277,13 @@ int main(int argc, char **argv)
 		printf("{\"lock\": \"%s\", \"threads\": %d, \"seconds\": %.6f, \"warmup\": %.6f, "
 		       "\"cs_work\": %ld, \"ncs_work\": %ld, \"throughput\": %.1f, "
 		       "\"window_ops\": %llu, \"total_ops\": %llu, \"counter\": %llu, "
-		       "\"overlaps\": %llu, \"exclusive\": %s, \"min_share\": %.4f, "
+		       "\"overlaps\": %llu, \"delegated\": %llu, \"exclusive\": %s, \"min_share\": %.4f, "
 		       "\"max_share\": %.4f, \"per_thread_ops\": [",
 		       lock_names[opt.lock].name, n, t1 - t0, opt.warmup, opt.cs_work,
 		       opt.ncs_work, throughput, (unsigned long long)window_ops,
 		       (unsigned long long)all_ops, (unsigned long long)shared.count,
-		       (unsigned long long)shared.overlaps, exclusive ? "true" : "false",
+		       (unsigned long long)shared.overlaps,
+		       (unsigned long long)shared.delegated, exclusive ? "true" : "false",
 		       min_share, max_share);
 		for (int i = 0; i < n; i++)
 			printf("%s%llu", i ? ", " : "",

@@ -499,13 +499,17 @@ try:
 except ValueError as e:
     print("not JSON: %s" % e); sys.exit()
 want = {"lock", "threads", "seconds", "warmup", "cs_work", "ncs_work", "throughput", "window_ops",
-        "total_ops", "counter", "overlaps", "exclusive", "min_share", "max_share", "per_thread_ops"}
+        "total_ops", "counter", "overlaps", "delegated", "exclusive", "min_share", "max_share", "per_thread_ops"}
 if want - set(o): print("missing %s" % sorted(want - set(o))); sys.exit()
 n, pto = int(os.environ["N"]), o["per_thread_ops"]
 if o["lock"] != os.environ["LOCK"] or o["threads"] != n or len(pto) != n:
     print("lock/threads %r/%r/%d" % (o["lock"], o["threads"], len(pto))); sys.exit()
 if not o["exclusive"] or o["counter"] != o["total_ops"] or o["overlaps"] != 0:
     print("exclusion: counter %r total %r overlaps %r" % (o["counter"], o["total_ops"], o["overlaps"])); sys.exit()
+if o["lock"] == "pthread" and o["delegated"] != 0:
+    print("a pthread lock ran %r sections on another thread" % o["delegated"]); sys.exit()
+if not 0 <= o["delegated"] <= o["total_ops"]:
+    print("delegated %r of %r" % (o["delegated"], o["total_ops"])); sys.exit()
 if sum(pto) != o["window_ops"] or o["window_ops"] <= 0 or o["total_ops"] < o["window_ops"]:
     print("ops %r window %r total %r" % (pto, o["window_ops"], o["total_ops"])); sys.exit()
 mean = sum(pto) / n
