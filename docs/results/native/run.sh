@@ -11,7 +11,7 @@ OUT=${1:-$ROOT/docs/results/native}
 ROUNDS=${ROUNDS:-9} THREADS=${THREADS:-"2 8 32"} DUR=${DUR:-0.5}
 WARMUP=${WARMUP:-0.2} CS=${CS:-10} NCS=${NCS:-10}
 NB=$ROOT/build/bench/nativebench LIB=$ROOT/liblockswap.so
-[ -x "$NB" ] && [ -f "$LIB" ] || { echo "run.sh: build first (make -j2 all)" >&2; exit 1; }
+if [ ! -x "$NB" ] || [ ! -f "$LIB" ]; then echo "run.sh: build first (make -j2 all)" >&2; exit 1; fi
 VARIANTS=(futex glibc bcs bcs-wf combining)
 mkdir -p "$OUT"
 RAW=$OUT/raw.jsonl
