@@ -33,3 +33,11 @@ all: $(B)/bench/seats
 $(B)/bench/seats: bench/probes/seats.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -o $@ $< -lpthread
+
+# MutexBench's short-CS mode for the native API (lockswap_with) against a
+# pthread mutex; linked to liblockswap-native.a, which defines no pthread
+# function, so --lock pthread still measures what LD_PRELOAD put in place.
+all: $(B)/bench/nativebench
+$(B)/bench/nativebench: bench/nativebench.c include/lockswap.h liblockswap-native.a
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude -o $@ $< liblockswap-native.a -lpthread

@@ -485,6 +485,62 @@ expect_usage_error "leveldb unknown benchmark" "$LB" --benchmarks fillseq,nosuch
 expect_usage_error "leveldb non-number" "$LB" --num 10k
 expect_usage_error "leveldb threads < 1" "$LB" --threads 0
 
+# ---- bench/nativebench: the native API (lockswap_with) against a pthread mutex ----
+NB=$B/bench/nativebench
+# check_native NAME LOCK THREADS: $TMP/out holds one JSON line with every key,
+# the exclusion check held (the counter is the calls that returned), and the
+# shares match per_thread_ops.
+check_native() {
+	local problem
+	problem=$(LOCK=$2 N=$3 "$PY" -c '
+import json, os, sys
+try:
+    o = json.loads(open(sys.argv[1]).read())
+except ValueError as e:
+    print("not JSON: %s" % e); sys.exit()
+want = {"lock", "threads", "seconds", "warmup", "cs_work", "ncs_work", "throughput", "window_ops",
+        "total_ops", "counter", "overlaps", "delegated", "exclusive", "min_share", "max_share", "per_thread_ops"}
+if want - set(o): print("missing %s" % sorted(want - set(o))); sys.exit()
+n, pto = int(os.environ["N"]), o["per_thread_ops"]
+if o["lock"] != os.environ["LOCK"] or o["threads"] != n or len(pto) != n:
+    print("lock/threads %r/%r/%d" % (o["lock"], o["threads"], len(pto))); sys.exit()
+if not o["exclusive"] or o["counter"] != o["total_ops"] or o["overlaps"] != 0:
+    print("exclusion: counter %r total %r overlaps %r" % (o["counter"], o["total_ops"], o["overlaps"])); sys.exit()
+if o["lock"] == "pthread" and o["delegated"] != 0:
+    print("a pthread lock ran %r sections on another thread" % o["delegated"]); sys.exit()
+if not 0 <= o["delegated"] <= o["total_ops"]:
+    print("delegated %r of %r" % (o["delegated"], o["total_ops"])); sys.exit()
+if sum(pto) != o["window_ops"] or o["window_ops"] <= 0 or o["total_ops"] < o["window_ops"]:
+    print("ops %r window %r total %r" % (pto, o["window_ops"], o["total_ops"])); sys.exit()
+mean = sum(pto) / n
+if abs(o["min_share"] - min(pto) / mean) > 1e-3 or abs(o["max_share"] - max(pto) / mean) > 1e-3:
+    print("shares %r %r for %r" % (o["min_share"], o["max_share"], pto)); sys.exit()
+if abs(o["throughput"] - o["window_ops"] / o["seconds"]) > 1e-3 * o["throughput"] + 1:
+    print("throughput %r is not window_ops / seconds" % o["throughput"])
+' "$TMP/out")
+	if [ "$rc" -ne 0 ]; then bad "$1" "exit $rc: $(head -c 300 "$TMP/err")"
+	elif [ -n "$problem" ]; then bad "$1" "$problem"
+	else ok "$1"; fi
+}
+for lk in pthread bcs bcs-wf combining; do
+	run "$NB" --json --lock $lk --threads 4 --seconds 0.1 --warmup 0.05 --cs-work 10 --ncs-work 10
+	check_native "nativebench --lock $lk: JSON, exclusion held" $lk 4
+done
+if [ -f "$ROOT/liblockswap.so" ]; then
+	run env LD_PRELOAD="$ROOT/liblockswap.so" LOCKSWAP_BACKEND=futex \
+		"$NB" --json --lock pthread --threads 3 --seconds 0.1 --warmup 0.05
+	check_native "nativebench --lock pthread under LD_PRELOAD futex" pthread 3
+fi
+# The checker itself: with no lock, 4 threads doing 200-step read-work-write
+# sections for 0.1 s lose updates, and the run must say so and exit 1.
+run "$NB" --json --lock none --threads 4 --seconds 0.1 --warmup 0 --cs-work 200
+if [ "$rc" -eq 1 ] && grep -q '"exclusive": false' "$TMP/out" && grep -q 'exclusion failed' "$TMP/err"
+then ok "nativebench --lock none: lost updates detected, exit 1"
+else bad "nativebench --lock none: lost updates detected, exit 1" "exit $rc: $(head -c 200 "$TMP/out")"; fi
+expect_usage_error "nativebench unknown lock" "$NB" --lock nosuch
+expect_usage_error "nativebench threads < 1" "$NB" --threads 0
+expect_usage_error "nativebench seconds not a number" "$NB" --seconds 1x
+
 # ---- under the interposer, when it has been built ----
 LIB=$ROOT/liblockswap.so
 if [ -f "$LIB" ]; then
