@@ -183,10 +183,13 @@ RSEQ_OFF = "glibc.pthread.rseq=0"
 
 def needs_rseq_off(values):
     """Whether these settings run the ces backend, which refuses to start
-    while glibc registers rseq areas (docs/delegation.md)."""
-    names = [values.get(PREFIX + "BACKEND", "")] + \
-        [arm.split(":", 1)[-1] for arm in values.get(PREFIX + "ARMS", "").split(",")]
-    return any(n.split(",")[0].startswith("ces") for n in names if n)
+    while glibc registers rseq areas (docs/delegation.md): as LOCKSWAP_BACKEND,
+    or as any arm's backend in LOCKSWAP_ARMS ("glibc; name=d ces weight=2":
+    arms split by ';', the backend is an arm's one word without '=')."""
+    names = [values.get(PREFIX + "BACKEND", "")]
+    for arm in values.get(PREFIX + "ARMS", "").split(";"):
+        names += [word for word in arm.split() if "=" not in word]
+    return "ces" in names
 
 
 def with_rseq_off(env):

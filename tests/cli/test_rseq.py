@@ -25,6 +25,18 @@ class RseqOff(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout.strip(), "futex glibc.malloc.check=0")
 
+    def test_which_settings_run_ces(self):
+        from lockswap_cli.settings import needs_rseq_off
+        runs = [{"LOCKSWAP_BACKEND": "ces"},
+                {"LOCKSWAP_ARMS": "glibc; ces"},
+                {"LOCKSWAP_ARMS": "futex; name=d ces weight=2"}]
+        others = [{"LOCKSWAP_BACKEND": "futex"}, {},
+                  {"LOCKSWAP_ARMS": "glibc; capacitor:futex BYPASS=8; name=ces futex"}]
+        for values in runs:
+            self.assertTrue(needs_rseq_off(values), values)
+        for values in others:
+            self.assertFalse(needs_rseq_off(values), values)
+
     def test_the_program_is_served_by_ces(self):
         env = clean_env(GLIBC_TUNABLES="")
         p = lockswap("run", "-b", "ces", "--", os.path.join(REPO, "build/preload/kinds"), env=env)
