@@ -161,7 +161,11 @@ LS_EXPORT int lockswap_arm_choose(const char *arms, const char *key, char *buf, 
 		snprintf(buf, len, "LOCKSWAP_ARMS: no arms given");
 		return -1;
 	}
-	if (!ls_arms_parse(arms, &l, err, sizeof err)) {
+	/* As in lockswap_check_option: the arms of a program to start. */
+	ls_backend_names_only = true;
+	bool ok = ls_arms_parse(arms, &l, err, sizeof err);
+	ls_backend_names_only = false;
+	if (!ok) {
 		snprintf(buf, len, "%s", err);
 		return -1;
 	}

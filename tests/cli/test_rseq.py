@@ -19,6 +19,17 @@ class RseqOff(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout.strip(), "ces glibc.pthread.rseq=0:glibc.malloc.check=0")
 
+    def test_run_arms_with_ces(self):
+        served = set()
+        for key in range(1, 9):  # the arm follows a hash of the key: try a few
+            env = clean_env(GLIBC_TUNABLES="", FOO=str(key))
+            p = lockswap("run", "--arms", "futex; ces", "--arm-key", "FOO", "--",
+                         os.path.join(REPO, "build/preload/kinds"), env=env)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertNotIn("cannot run here", p.stderr)
+            served |= {b for b in ("futex", "ces") if f"(backend {b})" in p.stdout}
+        self.assertEqual(served, {"futex", "ces"})
+
     def test_run_other_backend_leaves_tunables_alone(self):
         env = clean_env(GLIBC_TUNABLES="glibc.malloc.check=0")
         p = lockswap("run", "-b", "futex", "--", *SHOW, env=env)
