@@ -346,17 +346,6 @@ static void submit(struct ls_bcslock *l, struct ls_bcslock_node *n, bool wf)
 static struct ls_bcslock_node spare;
 static _Atomic uint32_t spare_busy;
 
-static int poll_lock(struct ls_bcslock *l, clockid_t clock,
-                     const struct timespec *abstime)
-{
-	while (ls_bcslock_trylock(l) != 0) {
-		if (ls_timespec_passed(clock, abstime))
-			return ETIMEDOUT;
-		sched_yield();
-	}
-	return 0;
-}
-
 /* ---- slow paths ------------------------------------------------------- */
 
 /* After RETRY: the lock was left free for us to compete for.  At least one
@@ -432,7 +421,7 @@ int ls_bcslock_lock_slow(struct ls_bcslock *l, bool wf, clockid_t clock,
 		return ls_bcslock_trylock(l) == 0 ? 0 : ETIMEDOUT;
 	struct ls_bcslock_node *n = ls_bcslock_node_self();
 	if (!n)
-		return poll_lock(l, clock, abstime);
+		return LS_POLL_TRYLOCK(ls_bcslock_trylock(l), clock, abstime);
 	struct ls_wait_scope sc;
 	struct ls_wait_frame f;
 	struct leave_ctx ctx = { l, n, wf };

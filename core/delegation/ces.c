@@ -1,7 +1,5 @@
 #include "ces.h"
 
-#include <sched.h>
-
 #include "../runtime/fiber.h"
 #include "../runtime/home.h"
 #include "../runtime/qnode.h"
@@ -353,17 +351,6 @@ static bool newcomer_step(struct ls_ces *l, bool *got)
 	return (w & ~(uint32_t)(LS_CES_LOCKED | LS_CES_AWAY)) != 0;
 }
 
-/* No node (out of memory): poll with trylock, yielding between polls. */
-static int fallback(struct ls_ces *l, clockid_t clock, const struct timespec *abstime)
-{
-	while (ls_ces_trylock(l) != 0) {
-		if (ls_timespec_passed(clock, abstime))
-			return ETIMEDOUT;
-		sched_yield();
-	}
-	return 0;
-}
-
 int ls_ces_lock_slow(struct ls_ces *l, clockid_t clock, const struct timespec *abstime)
 {
 	if (abstime && ls_timespec_negative(abstime))
@@ -377,7 +364,7 @@ int ls_ces_lock_slow(struct ls_ces *l, clockid_t clock, const struct timespec *a
 	struct ls_thread *self = ls_thread_self();
 	struct ls_qnode *n = self ? ls_qnode_get(self) : NULL;
 	if (!n)
-		return fallback(l, clock, abstime);
+		return LS_POLL_TRYLOCK(ls_ces_trylock(l), clock, abstime);
 	atomic_store_explicit(&n->epoch, epoch_now(), memory_order_relaxed);
 	atomic_store_explicit(&n->state, N_WAITING, memory_order_relaxed);
 	if (!abstime && ls_ces_delegation && !ls_wait_async) {

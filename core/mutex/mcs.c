@@ -1,7 +1,5 @@
 #include "mcs.h"
 
-#include <sched.h>
-
 #include "../runtime/qnode.h"
 #include "../runtime/thread.h"
 #include "../runtime/timespec.h"
@@ -225,17 +223,6 @@ static bool newcomer_step(struct ls_mcs *l, bool *got)
 	return tail_of(w) != 0;
 }
 
-/* No node (out of memory): poll with trylock, yielding between polls. */
-static int fallback(struct ls_mcs *l, clockid_t clock, const struct timespec *abstime)
-{
-	while (ls_mcs_trylock(l) != 0) {
-		if (ls_timespec_passed(clock, abstime))
-			return ETIMEDOUT;
-		sched_yield();
-	}
-	return 0;
-}
-
 int ls_mcs_lock_slow(struct ls_mcs *l, clockid_t clock, const struct timespec *abstime)
 {
 	if (abstime && ls_timespec_negative(abstime))
@@ -249,7 +236,7 @@ int ls_mcs_lock_slow(struct ls_mcs *l, clockid_t clock, const struct timespec *a
 	struct ls_thread *self = ls_thread_self();
 	struct ls_qnode *n = self ? ls_qnode_get(self) : NULL;
 	if (!n)
-		return fallback(l, clock, abstime);
+		return LS_POLL_TRYLOCK(ls_mcs_trylock(l), clock, abstime);
 	struct ls_wait_scope sc;
 	struct ls_wait_frame f;
 	struct leave_ctx ctx = { l, n, false };

@@ -48,6 +48,8 @@
 #ifndef LS_CORE_WAIT_H
 #define LS_CORE_WAIT_H
 
+#include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -55,6 +57,7 @@
 
 #include "futex.h"
 #include "spin.h"
+#include "timespec.h"
 
 #define LS_SPIN_MIN_NS 3000u        /* a spin always gets this long */
 #define LS_SPIN_QUEUE_MIN_NS 20000u /* a queue waiter's step, see below */
@@ -133,6 +136,23 @@ void ls_spin_stop(struct ls_spin *s, bool won);
 			ls_spin_stop(&ls_s_, ls_won_);                   \
 		}                                                        \
 		ls_won_;                                                 \
+	})
+
+/* The last resort of a queue lock that got no node (out of memory): poll
+ * TRY (a trylock expression, 0 = taken) until it takes the lock or
+ * `abstime` passes on `clock`, yielding the CPU between polls.  Evaluates
+ * to 0 or ETIMEDOUT. */
+#define LS_POLL_TRYLOCK(TRY, clock, abstime)                             \
+	__extension__({                                                  \
+		int ls_r_ = 0;                                           \
+		while ((TRY) != 0) {                                     \
+			if (ls_timespec_passed((clock), (abstime))) {    \
+				ls_r_ = ETIMEDOUT;                       \
+				break;                                   \
+			}                                                \
+			sched_yield();                                   \
+		}                                                        \
+		ls_r_;                                                   \
 	})
 
 /* ---- parking: the one door ------------------------------------------ */
