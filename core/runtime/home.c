@@ -8,7 +8,7 @@ __thread struct ls_home *ls_home_current __attribute__((tls_model("initial-exec"
 const struct ls_home_hooks *ls_home_hooks;
 
 /*
- * One block per thread record id: the struct on the first page, a guard
+ * One block per thread record (kept in it): the struct on the first page, a guard
  * page, then the parking stack.  The parking stack only runs the queue
  * push and the futex wait of a delegable waiter (core/delegation/ces.c):
  * a few hundred bytes; the size leaves room for sanitizer builds and
@@ -16,9 +16,6 @@ const struct ls_home_hooks *ls_home_hooks;
  */
 #define HOME_PAGE 4096u
 #define HOME_BYTES (64u * 1024u)
-#define HOME_IDS (1u << 20) /* record ids are at most 2^20 (core/runtime/thread.c) */
-
-static struct ls_home *_Atomic homes[HOME_IDS + 1];
 
 static struct ls_home *make_home(void)
 {
@@ -38,26 +35,14 @@ struct ls_home *ls_home_self(void)
 	if (h)
 		return h;
 	struct ls_thread *t = ls_thread_self();
-	if (!t || t->id > HOME_IDS)
+	if (!t)
 		return NULL;
-	/* acquire: pairs with the release CAS that published the block.  A
-	 * record id belongs to one live thread at a time, so only the first
-	 * thread with this id ever races here with nobody: the CAS is for
-	 * tidiness, not for a contender. */
-	h = atomic_load_explicit(&homes[t->id], memory_order_acquire);
-	if (!h) {
-		struct ls_home *fresh = make_home();
-		if (!fresh)
-			return NULL;
-		if (atomic_compare_exchange_strong_explicit(&homes[t->id], &h, fresh,
-		                                            memory_order_acq_rel,
-		                                            memory_order_acquire))
-			h = fresh;
-		else
-			munmap(fresh, HOME_BYTES);
-	}
-	ls_home_current = h;
-	return h;
+	/* A record belongs to one live thread at a time, and only its thread
+	 * reads or writes this field: no race, plain accesses. */
+	if (!t->home && !(t->home = make_home()))
+		return NULL;
+	ls_home_current = t->home;
+	return t->home;
 }
 
 void ls_home_arrived(struct ls_home *h)

@@ -6,8 +6,9 @@
  * Every thread that ever waits delegably gets one home block: the saved
  * context of its own code while it waits, the small stack its kernel
  * thread parks on meanwhile, and what a delegate needs to run the context
- * and take it back.  Blocks are indexed by thread record id and never
- * freed (type-stable, reused by the next thread with that record id).
+ * and take it back.  A block hangs off its thread record
+ * (core/runtime/thread.h) and is never freed: the next thread with that
+ * record reuses it.
  *
  * The rule that keeps delegation transparent: a context that is away never
  * blocks there.  Anything that would sleep (a contended lock, a condvar

@@ -40,6 +40,8 @@ enum {
 	LS_THREAD_DEAD = 2,  /* belonged to a parent thread before fork: never reused */
 };
 
+struct ls_home; /* core/runtime/home.h */
+
 struct ls_thread {
 	/* Park/unpark event (futex word).  Its meaning belongs to whichever
 	 * structure the thread is waiting in; a thread waits in one place at
@@ -62,6 +64,9 @@ struct ls_thread {
 	/* The embedder's per-thread statistics (lockswap's: stats/thread.c)
 	 * live elsewhere; this only anchors them. */
 	void *stats;
+	/* The delegation home block (core/runtime/home.h), made on the first
+	 * delegable wait and kept for the next thread with this record. */
+	struct ls_home *home;
 	struct ls_thread *free_next;    /* free list, guarded by the allocator */
 };
 
