@@ -5,11 +5,13 @@
  */
 #include "home.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 
 #include "../core/runtime/home.h"
 #include "export.h"
+#include "next_symbol.h"
+
+static void *_Atomic real_pthread_exit;
 
 /* While away, the context's cancellation is off: a cancellation point in
  * the section (write(), a cond wait's own check...) would otherwise unwind
@@ -33,20 +35,17 @@ void ls_home_install(void)
 	ls_home_hooks = &hooks;
 }
 
-typedef void (*exit_fn)(void *);
-
 /* A thread that exits inside a delegated section exits from its own
  * thread, not the delegate's.  (A thread whose start routine returns
  * there is sent home by the thread-record key's destructor, interpose/init.c.) */
 LS_EXPORT __attribute__((noreturn)) void pthread_exit(void *ret)
 {
 	ls_go_home(LS_BACK_EXIT);
-	static _Atomic(exit_fn) real;
-	exit_fn f = atomic_load_explicit(&real, memory_order_relaxed);
-	if (!f) {
-		*(void **)&f = dlsym(RTLD_NEXT, "pthread_exit");
-		atomic_store_explicit(&real, f, memory_order_relaxed);
-	}
-	f(ret);
+	REAL(pthread_exit)(ret);
 	__builtin_unreachable();
+}
+
+void ls_home_resolve(void)
+{
+	ls_next_symbol("pthread_exit", &real_pthread_exit);
 }

@@ -6,7 +6,8 @@
 void ls_home_install(void);
 
 /* Look up glibc's definitions of the calls that send a delegated section
- * home (blocking.c, thread_state.c), once, from the constructor. */
+ * home (home.c, blocking.c, thread_state.c), once, from the constructor. */
+void ls_home_resolve(void);
 void ls_blocking_resolve(void);
 void ls_thread_state_resolve(void);
 

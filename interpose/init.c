@@ -250,6 +250,7 @@ __attribute__((constructor)) static void ls_constructor(void)
 	/* Registered here, not in ls_init: __register_atfork may allocate, and
 	 * ls_init can run inside a preloaded allocator's own start-up. */
 	pthread_atfork(ls_home_before_fork, NULL, atfork_child);
+	ls_home_resolve();
 	ls_blocking_resolve();
 	ls_thread_state_resolve();
 	if (ls_observing())
