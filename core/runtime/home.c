@@ -47,9 +47,13 @@ struct ls_home *ls_home_self(void)
 
 void ls_home_arrived(struct ls_home *h)
 {
+	/* Only a context that was away ran leave_home: one granted the lock
+	 * at home has no state of the embedder's to get back (back_home would
+	 * restore another wait's). */
+	bool was_away = h->away;
 	h->away = false;
 	const struct ls_home_hooks *k = ls_home_hooks;
-	if (k && k->back_home)
+	if (was_away && k && k->back_home)
 		k->back_home(h);
 	ls_raw_set_sigmask(&h->mask);
 }

@@ -87,7 +87,8 @@ static inline void ls_go_home(enum ls_home_reason why)
 void ls_home_before_fork(void);
 
 /* The context just resumed at home (by its own thread): mark it home, give
- * the thread back its signal mask and the embedder its state. */
+ * the thread back its signal mask and, if it had been away, the embedder
+ * its state. */
 void ls_home_arrived(struct ls_home *h);
 
 /* The embedder's part (interpose/): what a context must not do while away.

@@ -225,6 +225,49 @@ static void masks(void)
 		CHECK(seen[0].in != seen[0].home, "sigmask: the section started delegated");
 }
 
+/* ---- a thread's own cancellation state, past a full batch ------------- */
+
+#define CROWD 36 /* more than one batch (LS_CES_BATCH, 32): some are granted */
+
+static pid_t crowd_home[CROWD], crowd_in[CROWD];
+static int crowd_state[CROWD];
+
+static void *crowd_waiter(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	crowd_home[i] = tid();
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	atomic_fetch_add(&ready, 1);
+	pthread_mutex_lock(&m);
+	crowd_in[i] = tid();
+	pthread_mutex_unlock(&m);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &crowd_state[i]);
+	return NULL;
+}
+
+static void cancelstate(void)
+{
+	pthread_t t[CROWD];
+	pthread_mutex_lock(&m);
+	atomic_store(&ready, 0);
+	for (int i = 0; i < CROWD; i++)
+		pthread_create(&t[i], NULL, crowd_waiter, (void *)(intptr_t)i);
+	wait_parked(CROWD);
+	pthread_mutex_unlock(&m);
+	int kept = 0, at_home = 0, away = 0;
+	for (int i = 0; i < CROWD; i++) {
+		pthread_join(t[i], NULL);
+		kept += crowd_state[i] == PTHREAD_CANCEL_DISABLE;
+		at_home += crowd_in[i] == crowd_home[i];
+		away += crowd_in[i] != crowd_home[i];
+	}
+	CHECK_EQ(kept, CROWD, "cancelstate: a thread's own disabled cancellation survives its lock call, delegated or not");
+	if (is_ces) {
+		CHECK(away >= 1, "cancelstate: sections ran delegated");
+		CHECK(at_home >= 1, "cancelstate: past a full batch, a waiter is handed the lock itself");
+	}
+}
+
 /* ---- a contended second lock inside a delegated section ---------------- */
 
 static void *nested_waiter(void *arg)
@@ -487,6 +530,7 @@ int main(void)
 	context();
 	cputime();
 	masks();
+	cancelstate();
 	nested();
 	condvar();
 	signals();
