@@ -10,14 +10,7 @@ LOGS=$B/test-logs
 mkdir -p "$LOGS"
 passed=0
 failed=0
-# The ces backend refuses to run while glibc registers rseq areas
-# (core/delegation/ces.h); every test runs without them, whatever the
-# backend, so that all backends see the same glibc.  tests/preload checks
-# the refusal with them on.
-case ":${GLIBC_TUNABLES:-}:" in
-*:glibc.pthread.rseq=0:*) ;;
-*) export GLIBC_TUNABLES="glibc.pthread.rseq=0${GLIBC_TUNABLES:+:$GLIBC_TUNABLES}" ;;
-esac
+. "$ROOT/tests/rseq_off.sh"
 
 ok() { passed=$((passed + 1)); echo "ok - $*"; }
 fail() { failed=$((failed + 1)); echo "FAIL - $*"; }

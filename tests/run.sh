@@ -7,12 +7,7 @@
 set -u
 cd "$(dirname "$0")/.."
 export B=${B:-build} SANDIR=${SANDIR:-build} SAN=${SAN:-}
-# Every group runs without glibc's rseq areas, which the ces backend
-# refuses (core/delegation/ces.h); tests/lib.sh says why all of them do.
-case ":${GLIBC_TUNABLES:-}:" in
-*:glibc.pthread.rseq=0:*) ;;
-*) export GLIBC_TUNABLES="glibc.pthread.rseq=0${GLIBC_TUNABLES:+:$GLIBC_TUNABLES}" ;;
-esac
+. tests/rseq_off.sh
 groups=(tests/unit/run.sh)
 if [ -z "$SAN" ]; then
 	for g in tests/*/run.sh; do

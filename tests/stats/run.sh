@@ -11,6 +11,5 @@ if ! make -s liblockswap.so preload-bins $B/rwlock/errors $B/rwlock/forkps $B/rw
 	exit 1
 fi
 export PYTHONDONTWRITEBYTECODE=1
-# As tests/lib.sh: no rseq areas, which the ces backend refuses.
-export GLIBC_TUNABLES="glibc.pthread.rseq=0${GLIBC_TUNABLES:+:$GLIBC_TUNABLES}"
+. tests/rseq_off.sh
 B="$B" exec /usr/bin/python3 tests/stats/run_stats.py
