@@ -12,7 +12,7 @@ bench-bins: $(BENCH_BINS)
 
 # One program from bench/mutexbench/*.c (one idea a file: mutexbench.h lists them).
 MUTEXBENCH_SRC := $(sort $(wildcard bench/mutexbench/*.c))
-$(B)/bench/mutexbench: $(MUTEXBENCH_SRC) $(wildcard bench/mutexbench/*.h)
+$(B)/bench/mutexbench: $(MUTEXBENCH_SRC) $(wildcard bench/mutexbench/*.h) bench/rng.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -o $@ $(MUTEXBENCH_SRC) -lpthread -lm
 
@@ -38,6 +38,6 @@ $(B)/bench/seats: bench/probes/seats.c
 # pthread mutex; linked to liblockswap-native.a, which defines no pthread
 # function, so --lock pthread still measures what LD_PRELOAD put in place.
 all: $(B)/bench/nativebench
-$(B)/bench/nativebench: bench/nativebench.c include/lockswap.h liblockswap-native.a
+$(B)/bench/nativebench: bench/nativebench.c bench/rng.h include/lockswap.h liblockswap-native.a
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude -o $@ $< liblockswap-native.a -lpthread

@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "lockswap.h"
+#include "rng.h"
 
 #define MAX_THREADS 1024
 
@@ -77,17 +78,6 @@ struct thread {
 static struct thread *thr;
 static atomic_bool stop;
 static pthread_barrier_t start_barrier;
-
-/* xorshift64*: cheap work with a data dependency the compiler keeps. */
-static inline uint64_t rng_next(uint64_t *s)
-{
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
 
 /* The critical section; arg is the caller's record (it may run elsewhere). */
 static void section(void *arg)

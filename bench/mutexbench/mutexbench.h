@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "../rng.h"
 #include "latency.h"
 #include "short_windows.h"
 
@@ -130,17 +131,6 @@ void mark_start(void);
 static inline uint64_t now_ns(void)
 {
 	return clock_ns(CLOCK_MONOTONIC);
-}
-
-/* xorshift64*: cheap, good enough to pick locks and burn cycles. */
-static inline uint64_t rng_next(uint64_t *s)
-{
-	uint64_t x = *s;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1DULL;
 }
 
 #endif
