@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# default-matrix.sh - the matrix that decides lockswap's default mutex and
+# rwlock backends (issue 38): every row runs every arm in interleaved rounds
+# (`lockswap ab`: each round runs each arm once, in a fresh random order),
+# and the report gives each arm's paired ratio to glibc per row, with its
+# 95% interval, the geometric mean over the real programs, and the targets.
+#
+#   bash scripts/default-matrix.sh [OUT]          default OUT: out/default-matrix
+#
+# Rows (a row whose program is missing is left out, and the report says so):
+#   micro   MutexBench short section (--cs-work 10 --ncs-work 10) at THREADS;
+#           moderate (--cs-work 50 --ncs-work 400) at the middle count;
+#           condvar at the middle count; rwlock at 50% and 99% reads at
+#           RW_THREADS; request latency p99.9 (moderate section) at REQ_THREADS
+#   apps    LevelDB fillrandom and readrandom (bench/leveldb_bench), RocksDB
+#           readwhilewriting (db_bench), sysbench threads and mutex, stress-ng
+#           mutex, memcached driven by memcslap (bench/apps/)
+#
+# Settings (environment):
+#   ARMS="glibc,RWLOCK=glibc futex,RWLOCK=futex slice:futex,RWLOCK=slice"
+#                         the arms, as `lockswap ab -b` takes them; the first is
+#                         the baseline of every ratio
+#   THREADS=2,8,32        short-section thread counts (2 cores: threads = CPUs,
+#                         then oversubscribed)
+#   RW_THREADS=8  REQ_THREADS=8,32  APP_THREADS=8
+#   RUNS=5  WARMUP=1      measured and discarded rounds per row
+#   DUR=0.5               seconds of a MutexBench window
+#   ROWS="..."            only these rows (names as in the report)
+#   PY=/usr/bin/python3   the interpreter with numpy
+#
+# OUT gets one ab result per row (rows/NAME.{md,csv,json,txt}), machine.txt
+# and matrix.md (scripts/default_matrix_report.py OUT rewrites it).
+# A quick end-to-end check:
+#   DUR=0.05 RUNS=2 WARMUP=0 THREADS=2 REQ_THREADS=2 RW_THREADS=2 APP_THREADS=2 \
+#       ROWS="short-2 rw50-2 sysbench-mutex" bash scripts/default-matrix.sh /tmp/dm
+set -eu
+cd "$(dirname "$0")/.."
+OUT=${1:-out/default-matrix}
+read -r -a ARMS <<<"${ARMS:-glibc,RWLOCK=glibc futex,RWLOCK=futex slice:futex,RWLOCK=slice}"
+THREADS=${THREADS:-2,8,32}
+RW_THREADS=${RW_THREADS:-8}
+REQ_THREADS=${REQ_THREADS:-8,32}
+APP_THREADS=${APP_THREADS:-8}
+RUNS=${RUNS:-5}
+WARMUP=${WARMUP:-1}
+DUR=${DUR:-0.5}
+PY=${PY:-/usr/bin/python3}
+MB=build/bench/mutexbench
+LB=build/bench/leveldb_bench
+SHORT="--cs-work 10 --ncs-work 10"
+MODERATE="--cs-work 50 --ncs-work 400"
+
+say() { echo "default-matrix: $*" >&2; }
+[ -x "$MB" ] && [ -e liblockswap.so ] || { say "build first: make -j2 all"; exit 2; }
+mkdir -p "$OUT/rows"
+{
+	echo "date: $(date -u +%FT%TZ)"
+	echo "host: $(uname -n) $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
+	echo "glibc: $(ldd --version | head -1)"
+	echo "lockswap: $(git describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "arms: ${ARMS[*]}"
+	echo "rounds: $RUNS measured + $WARMUP warm-up; MutexBench window $DUR s"
+	echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$OUT/machine.txt"
+
+want() { # is row $1 asked for?
+	[ -z "${ROWS:-}" ] && return 0
+	case " $ROWS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+has() { command -v "$1" >/dev/null 2>&1 || [ -x "$1" ]; }
+
+bargs=()
+for a in "${ARMS[@]}"; do bargs+=(-b "$a"); done
+
+# row NAME GROUP [ab metric options...] -- CMD...
+row() {
+	local name=$1 group=$2; shift 2
+	want "$name" || return 0
+	local metric=()
+	while [ "$1" != "--" ]; do metric+=("$1"); shift; done
+	shift
+	say "$name: $*"
+	echo "$group" >"$OUT/rows/$name.group"
+	"$PY" scripts/lockswap ab -q "${bargs[@]}" --runs "$RUNS" --warmup "$WARMUP" --timeout 120 \
+		"${metric[@]}" --out "$OUT/rows/$name" -- "$@" >"$OUT/rows/$name.txt" 2>&1 ||
+		say "$name: some runs failed (see $OUT/rows/$name.txt)"
+}
+skip() { # NAME WHY
+	want "$1" || return 0
+	echo "$2" >"$OUT/rows/$1.skipped"
+	say "$1 left out: $2"
+}
+mb() { echo "$MB --seconds $DUR --json"; }
+
+IFS=, read -r -a tlist <<<"$THREADS"
+mid=${tlist[$(( ${#tlist[@]} / 2 ))]}
+for t in "${tlist[@]}"; do
+	# shellcheck disable=SC2046 # word splitting of the MutexBench arguments is meant
+	row "short-$t" micro --json-key throughput --extra-key min_share -- $(mb) --threads "$t" $SHORT
+done
+# shellcheck disable=SC2046
+row "moderate-$mid" micro --json-key throughput --extra-key min_share -- $(mb) --threads "$mid" $MODERATE
+# shellcheck disable=SC2046
+row "condvar-$mid" micro --json-key throughput --extra-key min_share -- $(mb) --threads "$mid" --mode condvar
+IFS=, read -r -a rwlist <<<"$RW_THREADS"
+for t in "${rwlist[@]}"; do
+	for p in 50 99; do
+		# shellcheck disable=SC2046
+		row "rw$p-$t" micro --json-key throughput --extra-key min_share -- \
+			$(mb) --threads "$t" --mode rwlock --read-pct "$p"
+	done
+done
+IFS=, read -r -a reqlist <<<"$REQ_THREADS"
+for t in "${reqlist[@]}"; do
+	# shellcheck disable=SC2046
+	row "p999-$t" latency --json-key request_p999_ns --lower-is-better --extra-key throughput -- \
+		$(mb) --threads "$t" --mode request $MODERATE
+done
+
+if has "$LB"; then
+	row leveldb-fill app --json-key ops_per_sec -- "$LB" --benchmarks fillrandom --threads "$APP_THREADS" --num 100000 --json
+	row leveldb-read app --json-key ops_per_sec -- "$LB" --benchmarks readrandom --threads "$APP_THREADS" --num 100000 --seconds 1 --json
+else
+	skip leveldb-fill "no $LB (libleveldb-dev)"; skip leveldb-read "no $LB (libleveldb-dev)"
+fi
+if has db_bench; then
+	row rocksdb-rww app --metric 'readwhilewriting *: *[0-9.]+ micros/op ([0-9]+) ops/sec' -- \
+		bash bench/apps/rocksdb.sh "$APP_THREADS" 1
+else skip rocksdb-rww "no db_bench (rocksdb-tools)"; fi
+if has sysbench; then
+	row sysbench-threads app --metric 'total number of events: *([0-9]+)' -- \
+		sysbench threads --threads="$APP_THREADS" --time=1 run
+	row sysbench-mutex app --metric 'total time: *([0-9.]+)s' --lower-is-better -- \
+		sysbench mutex --threads="$APP_THREADS" run
+else skip sysbench-threads "no sysbench"; skip sysbench-mutex "no sysbench"; fi
+if has stress-ng; then
+	row stress-ng-mutex app --metric 'mutex +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +([0-9.]+)' -- \
+		sh -c "stress-ng --mutex $APP_THREADS --timeout 1 --metrics 2>&1"  # its metrics go to stderr
+else skip stress-ng-mutex "no stress-ng"; fi
+if has memcached && has memcslap; then
+	row memcached app --metric 'seconds: ([0-9.]+)' --lower-is-better -- bash bench/apps/memcached.sh 4
+else skip memcached "no memcached or memcslap (memcached, libmemcached-tools)"; fi
+
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/machine.txt"
+"$PY" scripts/default_matrix_report.py "$OUT"
+say "wrote $OUT/matrix.md"
