@@ -659,6 +659,35 @@ def test_off(tmp):
            "statistics off: no summary, no file", p.stderr[-300:])
 
 
+def test_alone(tmp):
+    """Statistics alone (no backend, rwlock or arms chosen) observe glibc's
+    own locks, and still count their contention; choosing any lock brings
+    back lockswap's defaults for the rest."""
+    plain = {k: v for k, v in os.environ.items() if not k.startswith("LOCKSWAP_")}
+    plain.pop("LD_PRELOAD", None)
+    cases = (("STATS alone", dict(LOCKSWAP_STATS="summary"), "glibc", "glibc"),
+             ("STATS_PROM alone", dict(LOCKSWAP_STATS_PROM=os.path.join(tmp, "p.prom")), "glibc", "glibc"),
+             ("STATS with RWLOCK=bravo", dict(LOCKSWAP_STATS="summary", LOCKSWAP_RWLOCK="bravo"),
+              "!glibc", "bravo"),
+             ("STATS with BACKEND=tts", dict(LOCKSWAP_STATS="summary", LOCKSWAP_BACKEND="tts"),
+              "tts", "!glibc"))
+    for i, (tag, opts, mutex, rwlock) in enumerate(cases):
+        path = os.path.join(tmp, f"alone-{i}.json")
+        p = run("stats_counts", [], dict(plain, LOCKSWAP_STATS_FILE=path, **opts))
+        if not report(p.returncode == 0 and os.path.exists(path), f"{tag}: runs, writes its file",
+                      p.stdout[-300:] + p.stderr[-300:]):
+            continue
+        doc = load(path)
+        got = (doc["backend"], doc["rwlock_backend"])
+        want_ok = all(g != w[1:] if w.startswith("!") else g == w for g, w in zip(got, (mutex, rwlock)))
+        say = lambda w: "not " + w[1:] if w.startswith("!") else w
+        report(want_ok, f"{tag}: mutexes served by {say(mutex)}, rwlocks by {say(rwlock)}", got)
+        lock = next((l for l in doc["locks"] if l.get("name") == "contend_lock"), None)
+        report(lock is not None and lock["acquisitions"] > 0 and lock["contended"] > 0,
+               f"{tag}: contention on contend_lock counted",
+               lock and {k: lock[k] for k in ("acquisitions", "contended")})
+
+
 def test_fold(tmp):
     """Destroyed condvars first used at one site are one JSON record whose
     counts add up; a lone destroyed one and a live one keep their own."""
@@ -705,6 +734,7 @@ def main():
     names = backends()
     with tempfile.TemporaryDirectory(prefix="lockswap-stats-") as tmp:
         test_off(tmp)
+        test_alone(tempfile.mkdtemp(dir=tmp))
         test_fold(tempfile.mkdtemp(dir=tmp))
         try:
             test_names(run, env, valid, run_report, REPO, PROG, tempfile.mkdtemp(dir=tmp))
