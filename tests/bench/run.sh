@@ -498,10 +498,12 @@ try:
     o = json.loads(open(sys.argv[1]).read())
 except ValueError as e:
     print("not JSON: %s" % e); sys.exit()
-want = {"lock", "threads", "seconds", "warmup", "cs_work", "ncs_work", "throughput", "window_ops",
+want = {"lock", "threads", "seconds", "warmup", "cs_work", "ncs_work", "spin", "throughput", "window_ops",
         "total_ops", "counter", "overlaps", "delegated", "exclusive", "min_share", "max_share", "per_thread_ops"}
 if want - set(o): print("missing %s" % sorted(want - set(o))); sys.exit()
 n, pto = int(os.environ["N"]), o["per_thread_ops"]
+if o["spin"] != int(os.environ.get("SPIN", "-1")):
+    print("spin %r, wanted %s" % (o["spin"], os.environ.get("SPIN", "-1"))); sys.exit()
 if o["lock"] != os.environ["LOCK"] or o["threads"] != n or len(pto) != n:
     print("lock/threads %r/%r/%d" % (o["lock"], o["threads"], len(pto))); sys.exit()
 if not o["exclusive"] or o["counter"] != o["total_ops"] or o["overlaps"] != 0:
@@ -540,6 +542,13 @@ else bad "nativebench --lock none: lost updates detected, exit 1" "exit $rc: $(h
 expect_usage_error "nativebench unknown lock" "$NB" --lock nosuch
 expect_usage_error "nativebench threads < 1" "$NB" --threads 0
 expect_usage_error "nativebench seconds not a number" "$NB" --seconds 1x
+# --spin: every waiter parks at once (0) and the sections stay exclusive;
+# out of range or not a number is a usage error.
+run "$NB" --json --lock combining --threads 4 --seconds 0.1 --warmup 0.05 --spin 0
+SPIN=0 check_native "nativebench --lock combining --spin 0: JSON, exclusion held" combining 4
+expect_usage_error "nativebench spin < 0" "$NB" --spin -1
+expect_usage_error "nativebench spin > 1000000" "$NB" --spin 1000001
+expect_usage_error "nativebench spin not a number" "$NB" --spin lots
 
 # ---- under the interposer, when it has been built ----
 LIB=$ROOT/liblockswap.so
