@@ -579,6 +579,26 @@ if [ -f "$LIB" ]; then
 	     grep -q '^Not run' "$sum" || ! grep -q '^Failed runs: 0 ' "$sum"; then
 		bad "$name" "summary: $(head -c 400 "$sum")"
 	else ok "$name"; fi
+	# scripts/manycore/seeds.sh, its native step only (the CAS build of its
+	# Q1 step takes too long here): both tables have every variant, the
+	# exclusion held; a step that does not fit the budget is named as
+	# skipped; an unknown step is refused with one line.
+	name="manycore/seeds.sh m2 runs end to end"
+	run env STEPS=m2 LS_MANYCORE_QUICK=1 ROUNDS=1 DUR=0.05 bash "$ROOT/scripts/manycore/seeds.sh" "$TMP/seeds"
+	sum=$TMP/seeds/summary.md
+	if [ "$rc" -ne 0 ]; then bad "$name" "exit $rc: $(tail -c 300 "$TMP/err")"
+	elif [ "$(grep -cE '^\| (futex|tts|glibc|combining|combining-spin0|bcs) \| [0-9]' "$sum")" -ne 12 ] ||
+	     ! grep -q "^every run's exclusion check held: True$" "$sum"; then
+		bad "$name" "summary: $(head -c 400 "$sum")"
+	else ok "$name"; fi
+	run env STEPS=q5 BUDGET=0 bash "$ROOT/scripts/manycore/seeds.sh" "$TMP/seeds1"
+	if [ "$rc" -eq 0 ] && grep -q '^skipped: ' "$TMP/seeds1/summary.md" && [ ! -e "$TMP/seeds1/handover.jsonl" ]
+	then ok "manycore/seeds.sh skips a step that does not fit the budget"
+	else bad "manycore/seeds.sh skips a step that does not fit the budget" "exit $rc: $(head -c 300 "$TMP/seeds1/summary.md")"; fi
+	run env STEPS="m2 m3" bash "$ROOT/scripts/manycore/seeds.sh" "$TMP/seeds2"
+	if [ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "unknown step 'm3'" "$TMP/err"
+	then ok "manycore/seeds.sh refuses an unknown step"
+	else bad "manycore/seeds.sh refuses an unknown step" "exit $rc: $(head -c 200 "$TMP/err")"; fi
 else
 	echo "ok - preloaded runs # SKIP $LIB not built"
 	pass=$((pass + 1))
