@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/manycore/seeds.sh - the many-core rows of docs/seeds.md (issue 38,
-# part 4) in one run of at most 1.5 minutes, for the 16-core machine:
+# part 4) in one run of at most 1.5 minutes (85 s), for the 16-core machine:
 #   Q1  tts polling by load (as built) against a throwaway build whose poll is
 #       a compare-and-swap (docs/results/seeds/q1-cas-poll.patch, built into a
 #       temporary copy of the tree with gcc), and
@@ -25,15 +25,16 @@
 # step's raw files.  Settings: THREADS (default 16), ROUNDS (4), DUR (0.3 s);
 # LS_MANYCORE_QUICK=1 makes it a smoke test (2 threads, 2 rounds, 0.1 s);
 # STEPS="q1 q5 m2 c2" (the default: all) chooses the steps.
-# Each step runs only if the time left allows it (BUDGET, default 85 s), and
-# under `timeout`; a skipped or failed step is named in summary.md.
+# Each step runs only if its usual time still fits in BUDGET (default 80 s),
+# and under a `timeout` of the time left, so the whole run ends within about
+# BUDGET + 5 s; a skipped, cut or failed step is named in summary.md.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 OUT=${1:?usage: scripts/manycore/seeds.sh OUT}
 if [ -n "${LS_MANYCORE_QUICK:-}" ]; then
 	THREADS=${THREADS:-2} ROUNDS=${ROUNDS:-2} DUR=${DUR:-0.1}
 fi
-THREADS=${THREADS:-16} ROUNDS=${ROUNDS:-4} DUR=${DUR:-0.3} BUDGET=${BUDGET:-85}
+THREADS=${THREADS:-16} ROUNDS=${ROUNDS:-4} DUR=${DUR:-0.3} BUDGET=${BUDGET:-80}
 STEPS=" ${STEPS:-q1 q5 m2 c2} "
 for k in $STEPS; do
 	case $k in q1 | q5 | m2 | c2) ;; *) echo "seeds.sh: unknown step '$k' in STEPS (known: q1 q5 m2 c2)" >&2; exit 2 ;; esac
@@ -58,6 +59,12 @@ done
 } >"$OUT/machine.txt"
 echo "# docs/seeds.md, many-core rows ($(nproc) CPUs, $THREADS threads)" >"$SUM"
 
+# left: seconds before BUDGET + 5 (a timeout for what runs next; at least 1).
+left() {
+	local l=$((BUDGET + 5 - SECONDS))
+	echo $((l > 0 ? l : 1))
+}
+
 # step KEY NAME SECONDS: true if KEY is in STEPS and SECONDS more still fit
 # in the budget.
 step() {
@@ -75,11 +82,13 @@ step() {
 # ---- Q1 + Q3: tts polling by load, by CAS, and never spinning ----
 if step q1 "Q1, Q3: tts, its poll a CAS, and SPIN=0" 30; then
 	CAS=$(mktemp -d /tmp/lockswap-cas.XXXXXX)
-	tar -cf - --exclude=./build --exclude=./.git --exclude=./docs/results --exclude=./out . |
+	tar -cf - --exclude=./build --exclude=./.git --exclude=./docs/results --exclude=./out \
+		--exclude=./liblockswap.so --exclude="./liblockswap-*.a" . |
 		tar -xf - -C "$CAS"
 	arms=(-b tts)
-	if ( cd "$CAS" && patch -p1 -s <"$OLDPWD/docs/results/seeds/q1-cas-poll.patch" &&
-		timeout 60 make -s -j"$(nproc)" liblockswap.so ) >"$OUT/q1-cas-build.txt" 2>&1; then
+	PATCH=$PWD/docs/results/seeds/q1-cas-poll.patch
+	if ( cd "$CAS" && { if command -v patch >/dev/null; then patch -p1 -s <"$PATCH"; else git apply "$PATCH"; fi; } &&
+		timeout "$(left)" make -s -j"$(nproc)" liblockswap.so ) >"$OUT/q1-cas-build.txt" 2>&1; then
 		arms+=(-b "tts,LIB=$CAS/liblockswap.so")
 	else
 		echo "the CAS variant did not build or the patch did not apply: q1-cas-build.txt" >>"$SUM"
@@ -91,7 +100,7 @@ if step q1 "Q1, Q3: tts, its poll a CAS, and SPIN=0" 30; then
 		--cs-work 10 --ncs-work 10 --json)
 	echo "\`${cmd[*]}\`" >>"$SUM"
 	echo >>"$SUM"
-	timeout 60 "${cmd[@]}" >"$OUT/q1-q3.txt" 2>&1 || echo "(ab exit $?)" >>"$SUM"
+	timeout "$(left)" "${cmd[@]}" >"$OUT/q1-q3.txt" 2>&1 || echo "(ab exit $?; 124: cut by the budget)" >>"$SUM"
 	sed -n '/^backend/,$p' "$OUT/q1-q3.txt" | sed 's/^/    /' >>"$SUM"
 	rm -rf "$CAS"
 fi
@@ -100,7 +109,7 @@ fi
 if step q5 "Q5, Q6: queued / futex / glibc, hand-overs and sleeps counted" 25; then
 	echo "\`ROUNDS=$ROUNDS THREADS=$THREADS DUR=$DUR bash docs/results/seeds/handover_run.sh OUT/handover\`" >>"$SUM"
 	echo >>"$SUM"
-	ROUNDS=$ROUNDS THREADS=$THREADS DUR=$DUR timeout 60 \
+	ROUNDS=$ROUNDS THREADS=$THREADS DUR=$DUR timeout "$(left)" \
 		bash docs/results/seeds/handover_run.sh "$OUT/handover" >>"$SUM" 2>"$OUT/handover.err" ||
 		echo "(handover_run.sh failed: handover.err)" >>"$SUM"
 fi
@@ -122,7 +131,7 @@ native_rounds() { # PHASE SECONDS WARMUP ROUNDS: every variant once a round, ord
 		for ((k = 0; k < ${#NATIVE[@]}; k++)); do
 			v=${NATIVE[$(((k + r) % ${#NATIVE[@]}))]}
 			native_cmd "$v" "$2" "$3"
-			if line=$(timeout 20 "${CMD[@]}" 2>>"$OUT/native.err"); then
+			if line=$(timeout "$(left)" "${CMD[@]}" 2>>"$OUT/native.err"); then
 				printf '{"phase": "%s", "round": %d, "variant": "%s", "result": %s}\n' \
 					"$1" "$r" "$v" "$line" >>"$OUT/native.jsonl"
 			else
@@ -156,7 +165,7 @@ if step c2 "C2, C3: LevelDB readrandom, ces / glibc" 25; then
 			-- "$LB" --benchmarks readrandom --threads '{threads}' --num 100000 --seconds "$DUR" --json)
 		echo "\`${cmd[*]}\`" >>"$SUM"
 		echo >>"$SUM"
-		timeout 60 "${cmd[@]}" >"$OUT/leveldb.txt" 2>&1 || echo "(sweep exit $?)" >>"$SUM"
+		timeout "$(left)" "${cmd[@]}" >"$OUT/leveldb.txt" 2>&1 || echo "(sweep exit $?; 124: cut by the budget)" >>"$SUM"
 		sed 's/^/    /' "$OUT/leveldb.txt" >>"$SUM"
 	else
 		echo "skipped: $LB cannot run here (not built, or Debian's libleveldb is missing)" >>"$SUM"
