@@ -15,6 +15,9 @@
  * another section inside counts an overlap; either makes it exit 1.
  * "delegated" counts the sections (over the whole run) that ran on a thread
  * other than their caller's: the closures a combiner ran for others.
+ * --spin N|adaptive sets the native locks' spin limit (lockswap_set_spin:
+ * N polls, 0 = park at once); it does not reach --lock pthread, whose
+ * backend reads LOCKSWAP_SPIN.
  *
  * Linked to liblockswap-native.a, which defines no pthread function, so
  * --lock pthread measures exactly what LD_PRELOAD put in place.
@@ -53,8 +56,9 @@ static struct {
 	int threads, lock;
 	double seconds, warmup;
 	long cs_work, ncs_work;
+	long spin;                   /* lockswap_set_spin's argument */
 	bool json;
-} opt = { 2, 0, 1.0, 0.2, 10, 10, false };
+} opt = { 2, 0, 1.0, 0.2, 10, 10, LOCKSWAP_SPIN_ADAPTIVE, false };
 
 /* What the section protects, on its own lines so the per-thread counters
  * never share a line with it. */
@@ -125,7 +129,8 @@ static _Noreturn void usage(const char *fmt, const char *arg)
 	fprintf(stderr, "nativebench: ");
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, " (usage: nativebench [--lock pthread|bcs|bcs-wf|combining|none] "
-		"[--threads N] [--seconds S] [--warmup S] [--cs-work N] [--ncs-work N] [--json])\n");
+		"[--threads N] [--seconds S] [--warmup S] [--cs-work N] [--ncs-work N] "
+		"[--spin N|adaptive] [--json])\n");
 	exit(2);
 }
 
@@ -176,6 +181,9 @@ static void parse_args(int argc, char **argv)
 			opt.cs_work = parse_long(a, v, 0, 1000000000);
 		else if (!strcmp(a, "--ncs-work"))
 			opt.ncs_work = parse_long(a, v, 0, 1000000000);
+		else if (!strcmp(a, "--spin"))
+			opt.spin = !strcmp(v, "adaptive") ? LOCKSWAP_SPIN_ADAPTIVE :
+				parse_long(a, v, 0, LOCKSWAP_SPIN_MAX);
 		else if (!strcmp(a, "--lock")) {
 			size_t k = 0;
 			while (k < NLOCKS && strcmp(v, lock_names[k].name))
@@ -212,6 +220,10 @@ int main(int argc, char **argv)
 {
 	parse_args(argc, argv);
 	int n = opt.threads;
+	if (lockswap_set_spin(opt.spin) != 0) {
+		fprintf(stderr, "nativebench: lockswap_set_spin(%ld) refused\n", opt.spin);
+		return 2;
+	}
 	if (lock_names[opt.lock].kind == K_NATIVE &&
 	    lockswap_lock_init(&shared.native, lock_names[opt.lock].flavour) != 0) {
 		fprintf(stderr, "nativebench: lockswap_lock_init(%s) failed\n",
@@ -265,12 +277,12 @@ int main(int argc, char **argv)
 
 	if (opt.json) {
 		printf("{\"lock\": \"%s\", \"threads\": %d, \"seconds\": %.6f, \"warmup\": %.6f, "
-		       "\"cs_work\": %ld, \"ncs_work\": %ld, \"throughput\": %.1f, "
+		       "\"cs_work\": %ld, \"ncs_work\": %ld, \"spin\": %ld, \"throughput\": %.1f, "
 		       "\"window_ops\": %llu, \"total_ops\": %llu, \"counter\": %llu, "
 		       "\"overlaps\": %llu, \"delegated\": %llu, \"exclusive\": %s, \"min_share\": %.4f, "
 		       "\"max_share\": %.4f, \"per_thread_ops\": [",
 		       lock_names[opt.lock].name, n, t1 - t0, opt.warmup, opt.cs_work,
-		       opt.ncs_work, throughput, (unsigned long long)window_ops,
+		       opt.ncs_work, opt.spin, throughput, (unsigned long long)window_ops,
 		       (unsigned long long)all_ops, (unsigned long long)shared.count,
 		       (unsigned long long)shared.overlaps,
 		       (unsigned long long)shared.delegated, exclusive ? "true" : "false",

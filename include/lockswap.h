@@ -72,6 +72,18 @@ void lockswap_with(lockswap_lock_t *lock, void (*fn)(void *arg), void *arg);
 /* The flavour of an initialised lock (LOCKSWAP_BCS for all-zero). */
 int lockswap_lock_flavour(const lockswap_lock_t *lock);
 
+/* How long a waiter spins before it parks, for every lock of this library
+ * in the process (the interposer's LOCKSWAP_SPIN, which this library does
+ * not read): LOCKSWAP_SPIN_ADAPTIVE (the default: a time budget learnt per
+ * lock, spent only while a CPU is free for the spinner) or a fixed number
+ * of polls in [0, LOCKSWAP_SPIN_MAX] (0: park at once).  Returns 0, or
+ * EINVAL for any other value (the setting is then left as it was).  Meant
+ * to be called once before the locks are contended; a waiter already
+ * spinning keeps the budget it started with. */
+#define LOCKSWAP_SPIN_ADAPTIVE (-1L)
+#define LOCKSWAP_SPIN_MAX 1000000L
+int lockswap_set_spin(long polls);
+
 #ifdef __cplusplus
 }
 #endif

@@ -25,6 +25,7 @@
 #include "../core/delegation/bcs.h"
 #include "../core/delegation/bcs_park.h"
 #include "../core/delegation/combining.h"
+#include "../core/runtime/spin.h"
 
 #define LS_NATIVE_EXPORT __attribute__((visibility("default")))
 
@@ -95,6 +96,24 @@ LS_NATIVE_EXPORT int lockswap_lock_destroy(lockswap_lock_t *lock)
 LS_NATIVE_EXPORT int lockswap_lock_flavour(const lockswap_lock_t *lock)
 {
 	return flavour_of((const struct ls_native *)lock);
+}
+
+/* The interposer sets ls_spin_limit from LOCKSWAP_SPIN; this archive reads
+ * no environment (it is linked into programs that did not ask for that),
+ * so the program sets it here.  Same range as LOCKSWAP_SPIN. */
+_Static_assert(LOCKSWAP_SPIN_MAX < LS_SPIN_ADAPTIVE, "a poll count is never the adaptive mark");
+
+LS_NATIVE_EXPORT int lockswap_set_spin(long polls)
+{
+	unsigned v;
+	if (polls == LOCKSWAP_SPIN_ADAPTIVE)
+		v = LS_SPIN_ADAPTIVE;
+	else if (polls >= 0 && polls <= LOCKSWAP_SPIN_MAX)
+		v = (unsigned)polls;
+	else
+		return EINVAL;
+	atomic_store_explicit(&ls_spin_limit, v, memory_order_relaxed);
+	return 0;
 }
 
 LS_NATIVE_EXPORT void lockswap_with(lockswap_lock_t *lock, void (*fn)(void *arg),

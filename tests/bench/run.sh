@@ -498,10 +498,12 @@ try:
     o = json.loads(open(sys.argv[1]).read())
 except ValueError as e:
     print("not JSON: %s" % e); sys.exit()
-want = {"lock", "threads", "seconds", "warmup", "cs_work", "ncs_work", "throughput", "window_ops",
+want = {"lock", "threads", "seconds", "warmup", "cs_work", "ncs_work", "spin", "throughput", "window_ops",
         "total_ops", "counter", "overlaps", "delegated", "exclusive", "min_share", "max_share", "per_thread_ops"}
 if want - set(o): print("missing %s" % sorted(want - set(o))); sys.exit()
 n, pto = int(os.environ["N"]), o["per_thread_ops"]
+if o["spin"] != int(os.environ.get("SPIN", "-1")):
+    print("spin %r, wanted %s" % (o["spin"], os.environ.get("SPIN", "-1"))); sys.exit()
 if o["lock"] != os.environ["LOCK"] or o["threads"] != n or len(pto) != n:
     print("lock/threads %r/%r/%d" % (o["lock"], o["threads"], len(pto))); sys.exit()
 if not o["exclusive"] or o["counter"] != o["total_ops"] or o["overlaps"] != 0:
@@ -540,6 +542,13 @@ else bad "nativebench --lock none: lost updates detected, exit 1" "exit $rc: $(h
 expect_usage_error "nativebench unknown lock" "$NB" --lock nosuch
 expect_usage_error "nativebench threads < 1" "$NB" --threads 0
 expect_usage_error "nativebench seconds not a number" "$NB" --seconds 1x
+# --spin: every waiter parks at once (0) and the sections stay exclusive;
+# out of range or not a number is a usage error.
+run "$NB" --json --lock combining --threads 4 --seconds 0.1 --warmup 0.05 --spin 0
+SPIN=0 check_native "nativebench --lock combining --spin 0: JSON, exclusion held" combining 4
+expect_usage_error "nativebench spin < 0" "$NB" --spin -1
+expect_usage_error "nativebench spin > 1000000" "$NB" --spin 1000001
+expect_usage_error "nativebench spin not a number" "$NB" --spin lots
 
 # ---- under the interposer, when it has been built ----
 LIB=$ROOT/liblockswap.so
@@ -570,6 +579,26 @@ if [ -f "$LIB" ]; then
 	     grep -q '^Not run' "$sum" || ! grep -q '^Failed runs: 0 ' "$sum"; then
 		bad "$name" "summary: $(head -c 400 "$sum")"
 	else ok "$name"; fi
+	# scripts/manycore/seeds.sh, its native step only (the CAS build of its
+	# Q1 step takes too long here): both tables have every variant, the
+	# exclusion held; a step that does not fit the budget is named as
+	# skipped; an unknown step is refused with one line.
+	name="manycore/seeds.sh m2 runs end to end"
+	run env STEPS=m2 LS_MANYCORE_QUICK=1 ROUNDS=1 DUR=0.05 bash "$ROOT/scripts/manycore/seeds.sh" "$TMP/seeds"
+	sum=$TMP/seeds/summary.md
+	if [ "$rc" -ne 0 ]; then bad "$name" "exit $rc: $(tail -c 300 "$TMP/err")"
+	elif [ "$(grep -cE '^\| (futex|tts|glibc|combining|combining-spin0|bcs) \| [0-9]' "$sum")" -ne 12 ] ||
+	     ! grep -q "^every run's exclusion check held: True$" "$sum"; then
+		bad "$name" "summary: $(head -c 400 "$sum")"
+	else ok "$name"; fi
+	run env STEPS=q5 BUDGET=0 bash "$ROOT/scripts/manycore/seeds.sh" "$TMP/seeds1"
+	if [ "$rc" -eq 0 ] && grep -q '^skipped: ' "$TMP/seeds1/summary.md" && [ ! -e "$TMP/seeds1/handover.jsonl" ]
+	then ok "manycore/seeds.sh skips a step that does not fit the budget"
+	else bad "manycore/seeds.sh skips a step that does not fit the budget" "exit $rc: $(head -c 300 "$TMP/seeds1/summary.md")"; fi
+	run env STEPS="m2 m3" bash "$ROOT/scripts/manycore/seeds.sh" "$TMP/seeds2"
+	if [ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "unknown step 'm3'" "$TMP/err"
+	then ok "manycore/seeds.sh refuses an unknown step"
+	else bad "manycore/seeds.sh refuses an unknown step" "exit $rc: $(head -c 200 "$TMP/err")"; fi
 else
 	echo "ok - preloaded runs # SKIP $LIB not built"
 	pass=$((pass + 1))

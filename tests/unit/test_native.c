@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "../../include/lockswap.h"
+#include "../../core/runtime/wait.h"
 
 #define NTHREADS 4
 #define PER_THREAD 50000
@@ -142,6 +143,41 @@ static void native_state_through_arg(void **st)
 	}
 }
 
+/* lockswap_set_spin: the waiting policy sees the value (spin 0: no waiter
+ * is admitted to spin, it parks at once; N: N polls), out-of-range values
+ * are refused and change nothing, and every flavour stays exact when all
+ * its waiters park at once. */
+static bool may_spin(uint32_t *budget)
+{
+	static int word;
+	struct ls_spin s;
+	if (!ls_spin_start(&s, &word))
+		return false;
+	*budget = s.budget;
+	ls_spin_stop(&s, false);
+	return true;
+}
+
+static void native_set_spin(void **st)
+{
+	uint32_t budget = 0;
+	assert_int_equal(lockswap_set_spin(0), 0);
+	assert_false(may_spin(&budget));
+	assert_int_equal(lockswap_set_spin(-2), EINVAL);
+	assert_int_equal(lockswap_set_spin(LOCKSWAP_SPIN_MAX + 1), EINVAL);
+	assert_int_equal(lockswap_set_spin(0x100000000L), EINVAL);
+	assert_false(may_spin(&budget));            /* still 0 */
+	for (int i = 0; i < 3; i++)
+		run_counter(flavours[i]);
+	assert_int_equal(lockswap_set_spin(LOCKSWAP_SPIN_MAX), 0);
+	if (ls_wait_spin_bound() > 0) {
+		assert_true(may_spin(&budget));
+		assert_int_equal(budget, LOCKSWAP_SPIN_MAX);
+	}
+	assert_int_equal(lockswap_set_spin(LOCKSWAP_SPIN_ADAPTIVE), 0);
+	assert_int_equal(atomic_load(&ls_spin_limit), LS_SPIN_ADAPTIVE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +187,7 @@ int main(void)
 		cmocka_unit_test(native_counter_combining),
 		cmocka_unit_test(native_destroy_busy),
 		cmocka_unit_test(native_state_through_arg),
+		cmocka_unit_test(native_set_spin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
