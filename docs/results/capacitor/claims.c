@@ -1,0 +1,136 @@
+/*
+ * claims.c - counts for two claims of the Capacitors text (docs/seeds.md
+ * K3, K11), on lockswap's own capacitor driven directly (no preload).
+ *
+ *   K3   with T >= B threads under sustained load, bypass is 1-bounded:
+ *        how many later arrivals overtake each acquisition (histogram,
+ *        mean, maximum; the B-1 bound is what the unit tests assert).
+ *   K11  with T < B, "threads rarely block" in the semaphore: the share
+ *        of arrivals whose ticket was not admitted when it was taken.
+ *
+ * The trace hook (core/wrap/capacitor.h) gives each arrival its ticket and
+ * the word just after; the critical section logs tickets in acquisition
+ * order.  Overtakes of an acquisition = earlier acquisitions with a later
+ * ticket (a Fenwick tree over tickets).  Tickets are 16-bit: the run stays
+ * under 65536 acquisitions so that they do not wrap.
+ *
+ * Build and run from the repository root, after `make`:
+ *   cc -O2 -std=c11 -D_GNU_SOURCE -o /tmp/claims docs/results/capacitor/claims.c \
+ *      liblockswap-core.a -lpthread
+ *   /tmp/claims INNER THREADS B CS_WORK NCS_WORK
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../backends/backend.h"
+#include "../../../core/wrap/capacitor.h"
+
+#define TOTAL 60000
+
+static const struct ls_lock_ops *ops;
+static _Alignas(64) unsigned char st[LS_LOCK_STATE_BYTES];
+static unsigned bypass;
+static unsigned cs_work, ncs_work;
+static _Atomic int go;
+static _Atomic long taken;          /* acquisitions claimed so far */
+static _Atomic long not_admitted;   /* arrivals that found their platoon closed */
+static uint32_t order[TOTAL];       /* tickets in acquisition order */
+static int norder;                  /* plain: only critical sections touch it */
+static __thread uint32_t my_ticket;
+static volatile uint64_t shared_rng = 88172645463325252ull;
+
+static void on_arrive(const void *cap, uint32_t t)
+{
+	my_ticket = t;
+	uint64_t w = atomic_load(&((struct ls_capacitor *)(uintptr_t)cap)->word);
+	if (!ls_capacitor_admitted(w, (uint16_t)t, bypass))
+		atomic_fetch_add(&not_admitted, 1);
+}
+
+static uint64_t step(uint64_t x)
+{
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	return x * 2685821657736338717ull;
+}
+
+static void *worker(void *arg)
+{
+	uint64_t mine = (uintptr_t)arg * 7919 + 1;
+	while (!atomic_load(&go))
+		;
+	while (atomic_fetch_add(&taken, 1) < TOTAL) {
+		ops->lock(st);
+		order[norder++] = my_ticket;
+		for (unsigned i = 0; i < cs_work; i++)
+			shared_rng = step(shared_rng);
+		ops->unlock(st);
+		for (unsigned i = 0; i < ncs_work; i++)
+			mine = step(mine);
+	}
+	return (void *)(uintptr_t)mine;
+}
+
+static int fenwick[TOTAL + 2];
+
+int main(int argc, char **argv)
+{
+	if (argc != 6) {
+		fprintf(stderr, "usage: claims INNER THREADS B CS_WORK NCS_WORK\n");
+		return 2;
+	}
+	char err[256], name[64];
+	snprintf(name, sizeof name, "capacitor:%s", argv[1]);
+	ops = ls_backend_select(name, err, sizeof err);
+	if (!ops) {
+		fprintf(stderr, "claims: %s\n", err);
+		return 2;
+	}
+	int threads = atoi(argv[2]);
+	bypass = (unsigned)atoi(argv[3]);
+	cs_work = (unsigned)atoi(argv[4]);
+	ncs_work = (unsigned)atoi(argv[5]);
+	if (threads < 1 || threads > 256 || bypass < 1 || bypass > 1024) {
+		fprintf(stderr, "claims: threads must be 1..256 and B 1..1024\n");
+		return 2;
+	}
+	atomic_store(&ls_capacitor_bypass, bypass);
+	atomic_store(&ls_capacitor_trace, on_arrive);
+	pthread_t t[256];
+	for (long i = 0; i < threads; i++)
+		pthread_create(&t[i], NULL, worker, (void *)i);
+	atomic_store(&go, 1);
+	for (int i = 0; i < threads; i++)
+		pthread_join(t[i], NULL);
+
+	/* Overtakes per acquisition: earlier acquisitions with a larger ticket. */
+	long hist[66] = { 0 }, sum = 0;
+	int worst = 0;
+	for (int p = 0; p < norder; p++) {
+		int le = 0;
+		for (int i = (int)order[p] + 1; i > 0; i -= i & -i)
+			le += fenwick[i];
+		int over = p - le;
+		sum += over;
+		worst = over > worst ? over : worst;
+		hist[over < 65 ? over : 65]++;
+		for (int i = (int)order[p] + 1; i <= TOTAL + 1; i += i & -i)
+			fenwick[i]++;
+	}
+	printf("{\"inner\":\"%s\",\"threads\":%d,\"B\":%u,\"cs_work\":%u,\"ncs_work\":%u,"
+	       "\"acquisitions\":%d,\"not_admitted_at_arrival\":%ld,\"not_admitted_share\":%.4f,"
+	       "\"overtakes_mean\":%.4f,\"overtakes_max\":%d,\"overtakes_hist\":[",
+	       argv[1], threads, bypass, cs_work, ncs_work, norder, atomic_load(&not_admitted),
+	       (double)atomic_load(&not_admitted) / (norder ? norder : 1),
+	       (double)sum / (norder ? norder : 1), worst);
+	int last = worst < 65 ? worst : 65;
+	for (int i = 0; i <= last; i++)
+		printf("%s%ld", i ? "," : "", hist[i]);
+	printf("]}\n");
+	return 0;
+}

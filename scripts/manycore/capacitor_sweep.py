@@ -1,0 +1,189 @@
+#!/usr/bin/python3
+"""capacitor_sweep.py - capacitor:tts against tts, in separate interleaved
+sweeps, every run watched by threadstates.py (docs/seeds.md K5).
+
+Each sweep runs, per round, tts and capacitor:tts at each thread count in
+an order that alternates between rounds; each capacitor run is compared
+with the tts run of its own round (a paired ratio).  Every run has the
+thread-state sampler attached at a coarse interval (20 ms: a few per cent
+of one CPU), so that a run that collapses has its per-thread states on
+record; the summaries of runs below 0.5x tts are copied into the report.
+
+  capacitor_sweep.py OUTDIR [--sweeps 3] [--rounds 3] [--threads 16,8,32] [--budget 120]
+                     [--seconds 0.5] [--interval-ms 20]
+LS_MANYCORE_QUICK=1: 2 threads, 0.1 s, 1 round of 2 sweeps (a smoke test).
+Run from the repository root after `make`.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BACKENDS = ["tts", "capacitor:tts"]
+COLLAPSE = 0.5  # a capacitor run below this ratio to its round's tts
+
+
+def one_run(a, backend, threads, tag):
+    env = dict(os.environ, LD_PRELOAD=os.path.abspath(a.lib), LOCKSWAP_BACKEND=backend)
+    base = os.path.join(a.out, "states", tag)
+    cmd = [sys.executable, os.path.join(HERE, "threadstates.py"), "--interval-ms",
+           str(a.interval_ms), "--label", tag, "--json", base + ".json", "--text", base + ".md",
+           "--", a.bench, "--threads", str(threads), "--seconds", str(a.seconds), "--json"]
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=a.timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "seconds": round(time.monotonic() - t0, 2)}
+    row = {"status": "ok" if p.returncode == 0 else "rc=%d" % p.returncode,
+           "seconds": round(time.monotonic() - t0, 2)}
+    try:
+        d = json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        row["status"] = "no JSON: " + (p.stderr.strip().splitlines() or ["?"])[-1][:120]
+        return row
+    for k in ("throughput", "min_share", "voluntary_switches", "involuntary_switches", "ops"):
+        row[k] = d.get(k)
+    try:
+        with open(base + ".json") as f:
+            s = json.load(f)["all"]
+        row["run_share"] = s["share"].get("run", 0)
+        row["futex_wait_share"] = s["share"].get("futex_wait", 0)
+        row["futex_wait_on"] = s["futex_wait_on"]
+        row["cpu_s"] = s["cpu_s"]
+    except (OSError, ValueError, KeyError):
+        pass
+    return row
+
+
+def top_place(row):
+    on = row.get("futex_wait_on") or {}
+    if not on:
+        return "-"
+    k, v = next(iter(on.items()))
+    return "%s %.2f" % (k.split(":")[-1], v)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out")
+    ap.add_argument("--sweeps", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", default="16,8,32")
+    ap.add_argument("--seconds", type=float, default=0.5)
+    ap.add_argument("--interval-ms", type=float, default=20.0)
+    ap.add_argument("--timeout", type=float, default=20.0, help="per run, seconds")
+    ap.add_argument("--budget", type=float, default=120.0,
+                    help="start no run after this many seconds; the report is written anyway")
+    ap.add_argument("--lib", default="liblockswap.so")
+    ap.add_argument("--bench", default="build/bench/mutexbench")
+    a = ap.parse_args(argv)
+    if os.environ.get("LS_MANYCORE_QUICK") == "1":
+        a.threads, a.seconds, a.rounds, a.sweeps = "2", 0.1, 1, 2
+    try:
+        threads = [int(x) for x in a.threads.split(",")]
+    except ValueError:
+        ap.error("--threads must be a comma-separated list of counts, got %r" % a.threads)
+    for path in (a.lib, a.bench):
+        if not os.path.exists(path):
+            ap.error("%s not found: run from the repository root after make" % path)
+    os.makedirs(os.path.join(a.out, "states"), exist_ok=True)
+
+    runs = []
+    start = time.time()
+    if a.timeout > a.budget:
+        a.timeout = a.budget
+    load0 = os.getloadavg()
+    for sweep in range(1, a.sweeps + 1):
+        for rnd in range(1, a.rounds + 1):
+            for t in threads:
+                order = BACKENDS if (rnd + sweep) % 2 else BACKENDS[::-1]
+                for b in order:
+                    if time.time() - start > a.budget:
+                        break
+                    tag = "s%d-r%d-t%d-%s" % (sweep, rnd, t, b.replace(":", "_"))
+                    row = one_run(a, b, t, tag)
+                    row.update(sweep=sweep, round=rnd, threads=t, backend=b, tag=tag)
+                    runs.append(row)
+                    print("%s %s %s" % (tag, row.get("throughput"), row["status"]), flush=True)
+    load1 = os.getloadavg()
+
+    with open(os.path.join(a.out, "runs.json"), "w") as f:
+        json.dump(runs, f, indent=1)
+        f.write("\n")
+    by = {(r["sweep"], r["round"], r["threads"], r["backend"]): r for r in runs}
+    md = ["# capacitor:tts against tts, %d separate sweeps" % a.sweeps, "",
+          "- machine: %s, %d CPUs; load average %.2f at start, %.2f at end; %s UTC" % (
+              os.uname().nodename, os.cpu_count(), load0[0], load1[0],
+              time.strftime("%Y-%m-%d %H:%M", time.gmtime(start))),
+          "- command per run: `LD_PRELOAD=liblockswap.so LOCKSWAP_BACKEND=B threadstates.py "
+          "--interval-ms %g -- %s --threads T --seconds %g --json`" % (a.interval_ms, a.bench,
+                                                                        a.seconds),
+          "- %d rounds per sweep, the two backends' order alternating by round; ratio = the "
+          "capacitor run / the tts run of the same round" % a.rounds,
+          "- target (16 threads): >= 1.0x tts in each sweep (median of its rounds), no run "
+          "below %.1fx" % COLLAPSE, "",
+          "| sweep | threads | tts median ops/s | capacitor:tts median | median ratio | "
+          "lowest ratio | target |", "|---|---|---|---|---|---|---|"]
+    collapsed = []
+    for sweep in range(1, a.sweeps + 1):
+        for t in threads:
+            ratios, tv, cv = [], [], []
+            for rnd in range(1, a.rounds + 1):
+                x = by.get((sweep, rnd, t, "tts"), {}).get("throughput")
+                y = by.get((sweep, rnd, t, "capacitor:tts"), {}).get("throughput")
+                if x:
+                    tv.append(x)
+                if y is not None:
+                    cv.append(y)
+                if x and y is not None:
+                    ratios.append(y / x)
+                    if y / x < COLLAPSE:
+                        collapsed.append((by[(sweep, rnd, t, "capacitor:tts")], y / x))
+            if not ratios:
+                md.append("| %d | %d | - | - | - | - | no data |" % (sweep, t))
+                continue
+            med, low = statistics.median(ratios), min(ratios)
+            verdict = "met" if med >= 1.0 and low >= COLLAPSE else "missed"
+            md.append("| %d | %d | %s | %s | %.3f | %.3f | %s |" % (
+                sweep, t, "{:,.0f}".format(statistics.median(tv)),
+                "{:,.0f}".format(statistics.median(cv)), med, low,
+                verdict if t == 16 else "(%s)" % verdict))
+    md += ["", "Every run, with the sampler's totals over all threads (share of samples "
+           "running / in a futex wait, and where the most waits were) and the voluntary "
+           "context switches per thousand operations:", "",
+           "| run | ops/s | ratio | run share | futex wait | top wait place | vcsw per kop | "
+           "status |", "|---|---|---|---|---|---|---|---|"]
+    for r in runs:
+        x = by.get((r["sweep"], r["round"], r["threads"], "tts"), {}).get("throughput")
+        ratio = "%.3f" % (r["throughput"] / x) if x and r.get("throughput") is not None and \
+            r["backend"] != "tts" else "-"
+        vk = "%.2f" % (1000.0 * r["voluntary_switches"] / r["ops"]) \
+            if r.get("ops") and r.get("voluntary_switches") is not None else "-"
+        md.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["tag"], "{:,.0f}".format(r["throughput"]) if r.get("throughput") else "-", ratio,
+            "%.2f" % r["run_share"] if "run_share" in r else "-",
+            "%.2f" % r["futex_wait_share"] if "futex_wait_share" in r else "-",
+            top_place(r), vk, r["status"]))
+    md += ["", "## Runs below %.1fx tts: every thread" % COLLAPSE, ""]
+    if not collapsed:
+        md.append("None.")
+    for r, ratio in collapsed:
+        md.append("### %s: %.3fx tts" % (r["tag"], ratio))
+        md.append("")
+        try:
+            with open(os.path.join(a.out, "states", r["tag"] + ".md")) as f:
+                md.append(f.read())
+        except OSError:
+            md.append("(no sampler summary)")
+    with open(os.path.join(a.out, "README.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md[:12 + a.sweeps * len(threads)]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
