@@ -1,13 +1,22 @@
 #!/bin/bash
 # capacitor.sh OUT - issue 38 part 3 on a many-core machine: capacitor:tts
-# against tts at 16 threads (and 8, 32) in three separate interleaved sweeps,
-# every run watched by the thread-state sampler (scripts/manycore/
+# against tts at 16 threads (and 15, 32, 8) in three separate interleaved
+# sweeps, every run watched by the thread-state sampler (scripts/manycore/
 # threadstates.py), so that a run that collapses below 0.5x tts has what
-# each of its threads was doing on record.  Writes OUT/README.md (the table
-# with the target, every run, the collapsed runs' per-thread states),
-# OUT/runs.json and OUT/states/*.{md,json}.
-# Run from the repository root after `make`; about 60-80 s on 16 cores
-# (54 runs of 0.5 s).  LS_MANYCORE_QUICK=1: 2 threads, 0.1 s (a smoke test).
+# each of its threads was doing on record.  Then one round at threads =
+# CPUs with one extra busy process (a preempted ticket holder stalls its
+# platoon: docs/seeds.md K5).  Writes OUT/sweeps/README.md (the table with
+# the target, every run, the collapsed runs' per-thread states),
+# OUT/hog/README.md, runs.json and states/*.{md,json} under each, and
+# OUT/machine.txt.  Run from the repository root after `make`; at most
+# about 2.5 minutes (the sweeps start no run after 110 s).
+# LS_MANYCORE_QUICK=1: 2 threads, 0.1 s (a smoke test).
+#
+# Reading the futex addresses: [heap]@X is mutexbench's mutex, where
+# capacitor:INNER keeps its word (the ticket semaphore sleeps on X itself)
+# and the inner lock at X+8 (tts runs: the tts word at X);
+# liblockswap.so:ls_twa_table is the TWA semaphore's waiting array, where
+# capacitor waiters park by ticket.
 set -euo pipefail
 if [ $# -ne 1 ]; then
 	echo "usage: bash scripts/manycore/capacitor.sh OUTDIR" >&2
@@ -16,11 +25,29 @@ fi
 out=$1
 mkdir -p "$out"
 here=$(dirname "$0")
+start=$SECONDS
+n=$(nproc)
+threads="16,15,32,8"
+if [ "${LS_MANYCORE_QUICK:-}" = 1 ]; then
+	threads=2
+	n=2
+fi
 {
-	echo "# $(date -u +%FT%TZ) $(uname -n), $(nproc) CPUs"
+	echo "# $(date -u +%FT%TZ) $(uname -n), $n CPUs"
 	grep -m1 "model name" /proc/cpuinfo || true
 	echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 	echo "uptime before: $(uptime)"
 } > "$out/machine.txt"
-timeout 145 python3 "$here/capacitor_sweep.py" "$out" --budget 115 || echo "capacitor_sweep.py failed or ran out of time (rc $?)" >&2
+timeout 135 python3 "$here/capacitor_sweep.py" "$out/sweeps" --threads "$threads" --budget 110 ||
+	echo "capacitor_sweep.py failed or ran out of time (rc $?)" >&2
+echo "uptime after the sweeps: $(uptime)" >> "$out/machine.txt"
+if [ $((SECONDS - start)) -lt 125 ]; then
+	sh -c 'while :; do :; done' &
+	hog=$!
+	timeout 20 python3 "$here/capacitor_sweep.py" "$out/hog" --threads "$n" --sweeps 1 \
+		--rounds 1 --budget 8 --timeout 8 ||
+		echo "hog round failed (rc $?)" >&2
+	kill "$hog"
+	echo "hog round: one busy process beside $n threads on $n CPUs" >> "$out/machine.txt"
+fi
 echo "uptime after: $(uptime)" >> "$out/machine.txt"

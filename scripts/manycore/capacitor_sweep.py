@@ -23,12 +23,17 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BACKENDS = ["tts", "capacitor:tts"]
+BACKENDS = "tts;capacitor:tts"
 COLLAPSE = 0.5  # a capacitor run below this ratio to its round's tts
 
 
 def one_run(a, backend, threads, tag):
-    env = dict(os.environ, LD_PRELOAD=os.path.abspath(a.lib), LOCKSWAP_BACKEND=backend)
+    """backend: NAME[,SETTING=VALUE...], each setting as LOCKSWAP_SETTING."""
+    name, *settings = backend.split(",")
+    env = dict(os.environ, LD_PRELOAD=os.path.abspath(a.lib), LOCKSWAP_BACKEND=name)
+    for kv in settings:
+        k, _, v = kv.partition("=")
+        env["LOCKSWAP_" + k] = v
     base = os.path.join(a.out, "states", tag)
     cmd = [sys.executable, os.path.join(HERE, "threadstates.py"), "--interval-ms",
            str(a.interval_ms), "--label", tag, "--json", base + ".json", "--text", base + ".md",
@@ -78,11 +83,17 @@ def main(argv):
     ap.add_argument("--timeout", type=float, default=20.0, help="per run, seconds")
     ap.add_argument("--budget", type=float, default=120.0,
                     help="start no run after this many seconds; the report is written anyway")
+    ap.add_argument("--backends", default=BACKENDS,
+                    help="';'-separated, the first the reference: NAME[,SETTING=VALUE...]")
     ap.add_argument("--lib", default="liblockswap.so")
     ap.add_argument("--bench", default="build/bench/mutexbench")
     a = ap.parse_args(argv)
     if os.environ.get("LS_MANYCORE_QUICK") == "1":
         a.threads, a.seconds, a.rounds, a.sweeps = "2", 0.1, 1, 2
+    backends = [b for b in a.backends.split(";") if b]
+    if len(backends) < 2:
+        ap.error("--backends needs a reference and at least one other, got %r" % a.backends)
+    ref = backends[0]
     try:
         threads = [int(x) for x in a.threads.split(",")]
     except ValueError:
@@ -100,11 +111,12 @@ def main(argv):
     for sweep in range(1, a.sweeps + 1):
         for rnd in range(1, a.rounds + 1):
             for t in threads:
-                order = BACKENDS if (rnd + sweep) % 2 else BACKENDS[::-1]
+                order = backends if (rnd + sweep) % 2 else backends[::-1]
                 for b in order:
                     if time.time() - start > a.budget:
                         break
-                    tag = "s%d-r%d-t%d-%s" % (sweep, rnd, t, b.replace(":", "_"))
+                    tag = "s%d-r%d-t%d-%s" % (sweep, rnd, t,
+                                              b.replace(":", "_").replace(",", "_").replace("=", ""))
                     row = one_run(a, b, t, tag)
                     row.update(sweep=sweep, round=rnd, threads=t, backend=b, tag=tag)
                     runs.append(row)
@@ -115,52 +127,54 @@ def main(argv):
         json.dump(runs, f, indent=1)
         f.write("\n")
     by = {(r["sweep"], r["round"], r["threads"], r["backend"]): r for r in runs}
-    md = ["# capacitor:tts against tts, %d separate sweeps" % a.sweeps, "",
+    md = ["# %s against %s, %d separate sweeps" % (", ".join(backends[1:]), ref, a.sweeps), "",
           "- machine: %s, %d CPUs; load average %.2f at start, %.2f at end; %s UTC" % (
               os.uname().nodename, os.cpu_count(), load0[0], load1[0],
               time.strftime("%Y-%m-%d %H:%M", time.gmtime(start))),
           "- command per run: `LD_PRELOAD=liblockswap.so LOCKSWAP_BACKEND=B threadstates.py "
           "--interval-ms %g -- %s --threads T --seconds %g --json`" % (a.interval_ms, a.bench,
                                                                         a.seconds),
-          "- %d rounds per sweep, the two backends' order alternating by round; ratio = the "
-          "capacitor run / the tts run of the same round" % a.rounds,
-          "- target (16 threads): >= 1.0x tts in each sweep (median of its rounds), no run "
-          "below %.1fx" % COLLAPSE, "",
-          "| sweep | threads | tts median ops/s | capacitor:tts median | median ratio | "
-          "lowest ratio | target |", "|---|---|---|---|---|---|---|"]
+          "- %d rounds per sweep, the backends' order reversed every other round; ratio = the "
+          "run / the %s run of the same round" % (a.rounds, ref),
+          "- target (capacitor:tts, 16 threads): >= 1.0x tts in each sweep (median of its "
+          "rounds), no run below %.1fx" % COLLAPSE, "",
+          "| sweep | threads | backend | %s median ops/s | its median | median ratio | "
+          "lowest ratio | target |" % ref, "|---|---|---|---|---|---|---|---|"]
     collapsed = []
     for sweep in range(1, a.sweeps + 1):
         for t in threads:
-            ratios, tv, cv = [], [], []
-            for rnd in range(1, a.rounds + 1):
-                x = by.get((sweep, rnd, t, "tts"), {}).get("throughput")
-                y = by.get((sweep, rnd, t, "capacitor:tts"), {}).get("throughput")
-                if x:
-                    tv.append(x)
-                if y is not None:
-                    cv.append(y)
-                if x and y is not None:
-                    ratios.append(y / x)
-                    if y / x < COLLAPSE:
-                        collapsed.append((by[(sweep, rnd, t, "capacitor:tts")], y / x))
-            if not ratios:
-                md.append("| %d | %d | - | - | - | - | no data |" % (sweep, t))
-                continue
-            med, low = statistics.median(ratios), min(ratios)
-            verdict = "met" if med >= 1.0 and low >= COLLAPSE else "missed"
-            md.append("| %d | %d | %s | %s | %.3f | %.3f | %s |" % (
-                sweep, t, "{:,.0f}".format(statistics.median(tv)),
-                "{:,.0f}".format(statistics.median(cv)), med, low,
-                verdict if t == 16 else "(%s)" % verdict))
+            for b in backends[1:]:
+                ratios, tv, cv = [], [], []
+                for rnd in range(1, a.rounds + 1):
+                    x = by.get((sweep, rnd, t, ref), {}).get("throughput")
+                    y = by.get((sweep, rnd, t, b), {}).get("throughput")
+                    if x:
+                        tv.append(x)
+                    if y is not None:
+                        cv.append(y)
+                    if x and y is not None:
+                        ratios.append(y / x)
+                        if y / x < COLLAPSE:
+                            collapsed.append((by[(sweep, rnd, t, b)], y / x))
+                if not ratios:
+                    md.append("| %d | %d | %s | - | - | - | - | no data |" % (sweep, t, b))
+                    continue
+                med, low = statistics.median(ratios), min(ratios)
+                verdict = "met" if med >= 1.0 and low >= COLLAPSE else "missed"
+                md.append("| %d | %d | %s | %s | %s | %.3f | %.3f | %s |" % (
+                    sweep, t, b, "{:,.0f}".format(statistics.median(tv)),
+                    "{:,.0f}".format(statistics.median(cv)), med, low,
+                    verdict if (t == 16 and b == "capacitor:tts" and ref == "tts")
+                    else "(%s)" % verdict))
     md += ["", "Every run, with the sampler's totals over all threads (share of samples "
            "running / in a futex wait, and where the most waits were) and the voluntary "
            "context switches per thousand operations:", "",
            "| run | ops/s | ratio | run share | futex wait | top wait place | vcsw per kop | "
            "status |", "|---|---|---|---|---|---|---|---|"]
     for r in runs:
-        x = by.get((r["sweep"], r["round"], r["threads"], "tts"), {}).get("throughput")
+        x = by.get((r["sweep"], r["round"], r["threads"], ref), {}).get("throughput")
         ratio = "%.3f" % (r["throughput"] / x) if x and r.get("throughput") is not None and \
-            r["backend"] != "tts" else "-"
+            r["backend"] != ref else "-"
         vk = "%.2f" % (1000.0 * r["voluntary_switches"] / r["ops"]) \
             if r.get("ops") and r.get("voluntary_switches") is not None else "-"
         md.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
@@ -168,11 +182,11 @@ def main(argv):
             "%.2f" % r["run_share"] if "run_share" in r else "-",
             "%.2f" % r["futex_wait_share"] if "futex_wait_share" in r else "-",
             top_place(r), vk, r["status"]))
-    md += ["", "## Runs below %.1fx tts: every thread" % COLLAPSE, ""]
+    md += ["", "## Runs below %.1fx %s: every thread" % (COLLAPSE, ref), ""]
     if not collapsed:
         md.append("None.")
     for r, ratio in collapsed:
-        md.append("### %s: %.3fx tts" % (r["tag"], ratio))
+        md.append("### %s: %.3fx %s" % (r["tag"], ratio, ref))
         md.append("")
         try:
             with open(os.path.join(a.out, "states", r["tag"] + ".md")) as f:
@@ -181,7 +195,7 @@ def main(argv):
             md.append("(no sampler summary)")
     with open(os.path.join(a.out, "README.md"), "w") as f:
         f.write("\n".join(md) + "\n")
-    print("\n".join(md[:12 + a.sweeps * len(threads)]))
+    print("\n".join(md[:9 + a.sweeps * len(threads) * (len(backends) - 1)]))
     return 0
 
 

@@ -4,8 +4,10 @@
 While a program runs, read each of its threads' /proc/PID/task/TID/stat
 (scheduler state R/S/D) and /proc/PID/task/TID/syscall (the system call it
 is blocked in, with its arguments) every few milliseconds, and summarize
-per thread: the share of samples running, waiting in a futex (and on which
-address), in sched_yield, in another system call.  Futex addresses are
+per thread: the share of samples running (state R: on a CPU or runnable),
+waiting in a futex (and on which address), in sched_yield, in another
+system call; its CPU time and context switches over the run (switches
+read every 8th round).  Futex addresses are
 named by symbol where a symbol covers them (`nm` of the mapped file, when
 nm exists), else by mapping.
 
@@ -50,42 +52,42 @@ def read(path):
 
 
 def sample_thread(task_dir, nrs):
-    """(state, what) of one thread, or None once it is gone.  what: 'run',
-    'futex:<op>:<addr>', 'yield', 'sleep', 'sys:<nr>', or 'blocked'."""
+    """(state, what, cpu ticks) of one thread, or None once it is gone.
+    what: 'run', 'futex:<op>:<addr>', 'yield', 'sleep', 'sys:<nr>', or
+    'blocked'.  One or two small reads, so that the sampler itself takes
+    little CPU from the program it watches."""
     stat = read(task_dir + "/stat")
     if stat is None:
         return None
     # comm may hold spaces and parentheses: the state follows the last ')'.
     rest = stat[stat.rfind(")") + 2:].split()
-    state = rest[0]
+    state, cpu = rest[0], int(rest[11]) + int(rest[12])  # utime + stime
+    return state, what(task_dir, state, nrs), cpu
+
+
+def what(task_dir, state, nrs):
+    """The sample's class; R (on a CPU, or runnable and waiting for one) is
+    'run': its syscall file would only say 'running'."""
     if state == "R":
-        return state, "run"
+        return "run"
     sc = read(task_dir + "/syscall")
     if sc is None:
-        return state, "unreadable"
+        return "unreadable"
     fields = sc.split()
     if not fields or fields[0] == "running":
-        return state, "run"
+        return "run"
     try:
         nr = int(fields[0])
     except ValueError:
-        return state, "blocked"  # "-1 ..." : not in a system call
+        return "blocked"  # "-1 ..." : not in a system call
     if nr == nrs.get("futex") and len(fields) > 2:
         op = int(fields[2], 16) & FUTEX_CMD_MASK
-        return state, "futex:%s:%s" % (FUTEX_OPS.get(op, str(op)), fields[1])
+        return "futex:%s:%s" % (FUTEX_OPS.get(op, str(op)), fields[1])
     if nr == nrs.get("sched_yield"):
-        return state, "yield"
+        return "yield"
     if nr in (nrs.get("nanosleep"), nrs.get("clock_nanosleep")):
-        return state, "sleep"
-    return state, "sys:%d" % nr
-
-
-def cpu_ticks(task_dir):
-    stat = read(task_dir + "/stat")
-    if stat is None:
-        return None
-    rest = stat[stat.rfind(")") + 2:].split()
-    return int(rest[11]) + int(rest[12])  # utime + stime, clock ticks
+        return "sleep"
+    return "sys:%d" % nr
 
 
 def switches(task_dir):
@@ -177,12 +179,13 @@ def sample(pid, interval, stop, maps):
             if t is None:
                 comm = (read(d + "/comm") or "?").strip()
                 t = threads[tid] = {"comm": comm, "n": 0, "what": {}, "states": {},
-                                    "cpu0": cpu_ticks(d), "sw0": switches(d)}
+                                    "cpu0": s[2], "sw0": switches(d)}
             t["n"] += 1
             t["what"][s[1]] = t["what"].get(s[1], 0) + 1
             t["states"][s[0]] = t["states"].get(s[0], 0) + 1
-            t["cpu1"] = cpu_ticks(d)
-            t["sw1"] = switches(d)
+            t["cpu1"] = s[2]
+            if t["n"] % 8 == 0:  # context switches: a larger read, less often
+                t["sw1"] = switches(d)
         samples += 1
         if maps[1] is None and time.monotonic() - t0 > 0.2:
             maps[0], maps[1] = Symbols(pid), True
