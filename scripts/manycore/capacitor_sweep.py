@@ -54,7 +54,9 @@ def one_run(a, backend, threads, tag):
         row[k] = d.get(k)
     try:
         with open(base + ".json") as f:
-            s = json.load(f)["all"]
+            full = json.load(f)
+        row.update(full["machine"])
+        s = full["all"]
         row["run_share"] = s["share"].get("run", 0)
         row["futex_wait_share"] = s["share"].get("futex_wait", 0)
         row["futex_wait_on"] = s["futex_wait_on"]
@@ -166,22 +168,29 @@ def main(argv):
                     "{:,.0f}".format(statistics.median(cv)), med, low,
                     verdict if (t == 16 and b == "capacitor:tts" and ref == "tts")
                     else "(%s)" % verdict))
-    md += ["", "Every run, with the sampler's totals over all threads (share of samples "
-           "running / in a futex wait, and where the most waits were) and the voluntary "
-           "context switches per thousand operations:", "",
+    md += ["", "Every run, with the sampler's totals over the worker threads (share of "
+           "samples runnable / in a futex wait, and where the most waits were), the "
+           "voluntary context switches per thousand operations, the machine's idle and "
+           "steal shares of CPU time over the run, and the mean number of runnable "
+           "tasks outside the benchmark:", "",
            "| run | ops/s | ratio | run share | futex wait | top wait place | vcsw per kop | "
-           "status |", "|---|---|---|---|---|---|---|---|"]
+           "idle | steal | outside runnable | status |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in runs:
         x = by.get((r["sweep"], r["round"], r["threads"], ref), {}).get("throughput")
         ratio = "%.3f" % (r["throughput"] / x) if x and r.get("throughput") is not None and \
             r["backend"] != ref else "-"
         vk = "%.2f" % (1000.0 * r["voluntary_switches"] / r["ops"]) \
             if r.get("ops") and r.get("voluntary_switches") is not None else "-"
-        md.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        md.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["tag"], "{:,.0f}".format(r["throughput"]) if r.get("throughput") else "-", ratio,
             "%.2f" % r["run_share"] if "run_share" in r else "-",
             "%.2f" % r["futex_wait_share"] if "futex_wait_share" in r else "-",
-            top_place(r), vk, r["status"]))
+            top_place(r), vk,
+            "%.2f" % r["idle_share"] if "idle_share" in r else "-",
+            "%.2f" % r["steal_share"] if "steal_share" in r else "-",
+            "%.2f" % r["outside_runnable_mean"] if "outside_runnable_mean" in r else "-",
+            r["status"]))
     md += ["", "## Runs below %.1fx %s: every thread" % (COLLAPSE, ref), ""]
     if not collapsed:
         md.append("None.")

@@ -156,20 +156,41 @@ class Symbols:
         return path or "anon"
 
 
-def sample(pid, interval, stop, maps):
+def cpu_times():
+    """The machine's CPU time so far (/proc/stat 'cpu' line), in ticks:
+    {"total", "idle" (idle + iowait), "steal"} (steal: time the hypervisor
+    ran someone else while a CPU of this VM had work)."""
+    line = (read("/proc/stat") or "cpu 0").splitlines()[0].split()[1:]
+    v = [int(x) for x in line] + [0] * 10
+    return {"total": sum(v[:8]), "idle": v[3] + v[4], "steal": v[7]}
+
+
+def runnable_now():
+    """Runnable tasks on the machine now (/proc/loadavg's 4th field)."""
+    f = (read("/proc/loadavg") or "0 0 0 0/0").split()
+    return int(f[3].split("/")[0])
+
+
+def sample(pid, interval, stop, maps, machine):
     """Sample until stop() or the process is gone; returns per-thread
     counters: {tid: {"comm", "n", "what": {what: count}, ...}}.  maps[0]
-    is re-read after 0.2 s, once threads' stacks and heaps are mapped."""
+    is re-read after 0.2 s, once threads' stacks and heaps are mapped.
+    machine gets the CPU time deltas over the sampled window and the
+    mean number of runnable tasks outside the program."""
     nrs = SYSCALLS.get(platform.machine(), {})
     threads = {}
     base = "/proc/%d/task" % pid
     samples = 0
+    outside = 0
+    c0 = cpu_times()
     t0 = time.monotonic()
     while not stop():
         try:
             tids = os.listdir(base)
         except OSError:
             break
+        running = runnable_now()
+        own = 0
         for tid in tids:
             d = base + "/" + tid
             s = sample_thread(d, nrs)
@@ -181,15 +202,22 @@ def sample(pid, interval, stop, maps):
                 t = threads[tid] = {"comm": comm, "n": 0, "what": {}, "states": {},
                                     "cpu0": s[2], "sw0": switches(d)}
             t["n"] += 1
+            own += s[0] == "R"
             t["what"][s[1]] = t["what"].get(s[1], 0) + 1
             t["states"][s[0]] = t["states"].get(s[0], 0) + 1
             t["cpu1"] = s[2]
             if t["n"] % 8 == 0:  # context switches: a larger read, less often
                 t["sw1"] = switches(d)
         samples += 1
+        outside += max(0, running - own - 1)  # less the sampler itself
         if maps[1] is None and time.monotonic() - t0 > 0.2:
             maps[0], maps[1] = Symbols(pid), True
         time.sleep(interval)
+    c1 = cpu_times()
+    dt = max(1, c1["total"] - c0["total"])
+    machine["idle_share"] = round((c1["idle"] - c0["idle"]) / dt, 4)
+    machine["steal_share"] = round((c1["steal"] - c0["steal"]) / dt, 4)
+    machine["outside_runnable_mean"] = round(outside / max(1, samples), 3)
     return threads, samples, time.monotonic() - t0
 
 
@@ -212,9 +240,10 @@ def places(name, addr):
     return exact, exact
 
 
-def summarize(threads, samples, secs, names, label, pid):
+def summarize(threads, samples, secs, names, label, pid, machine):
     hz = os.sysconf("SC_CLK_TCK")
-    out = {"label": label, "rounds": samples, "seconds": round(secs, 3), "threads": []}
+    out = {"label": label, "rounds": samples, "seconds": round(secs, 3), "machine": machine,
+           "threads": []}
     by_addr = {}
     for tid, t in sorted(threads.items(), key=lambda kv: int(kv[0])):
         n = t["n"] or 1
@@ -264,8 +293,11 @@ def summarize(threads, samples, secs, names, label, pid):
 
 
 def text(summary):
-    lines = ["# threadstates %s: %d rounds in %.2f s" %
-             (summary["label"], summary["rounds"], summary["seconds"]),
+    m = summary["machine"]
+    lines = ["# threadstates %s: %d rounds in %.2f s; machine: idle %.2f, steal %.2f of CPU "
+             "time, %.2f runnable tasks outside the program on average" %
+             (summary["label"], summary["rounds"], summary["seconds"], m.get("idle_share", 0),
+              m.get("steal_share", 0), m.get("outside_runnable_mean", 0)),
              "| tid | comm | samples | run | futex wait | yield | other | cpu s | vol/invol switches | futex wait on |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for t in summary["threads"]:
@@ -319,9 +351,10 @@ def main(argv):
     # Names are taken once the program has mapped its libraries.
     time.sleep(min(0.02, a.interval_ms / 1000))
     maps = [Symbols(pid), None]
-    threads, rounds, secs = sample(pid, a.interval_ms / 1000, stop, maps)
+    machine = {}
+    threads, rounds, secs = sample(pid, a.interval_ms / 1000, stop, maps, machine)
     rc = proc.wait() if proc else 0
-    summary = summarize(threads, rounds, secs, maps[0].name, a.label, pid)
+    summary = summarize(threads, rounds, secs, maps[0].name, a.label, pid, machine)
     table = text(summary)
     if a.text:
         with open(a.text, "w") as f:
