@@ -7,8 +7,8 @@
 # CPUs with one extra busy process (a preempted ticket holder stalls its
 # platoon: docs/seeds.md K5).  Writes OUT/sweeps/README.md (the table with
 # the target, every run, the collapsed runs' per-thread states),
-# OUT/hog/README.md, runs.json and states/*.{md,json} under each, and
-# OUT/machine.txt.  Run from the repository root after `make`; at most
+# OUT/hog/README.md, runs.json and states/*.{md,json} under each,
+# OUT/claims.md (K3, K11: capacitor_claims.c) and OUT/machine.txt.  Run from the repository root after `make`; at most
 # about 2.5 minutes (the sweeps start no run after 110 s).
 # LS_MANYCORE_QUICK=1: 2 threads, 0.1 s (a smoke test).
 #
@@ -49,5 +49,23 @@ if [ $((SECONDS - start)) -lt 125 ]; then
 		echo "hog round failed (rc $?)" >&2
 	kill "$hog"
 	echo "hog round: one busy process beside $n threads on $n CPUs" >> "$out/machine.txt"
+fi
+# K3 / K11 (docs/seeds.md): overtakes and closed-platoon arrivals, counted
+# on the capacitor driven directly (60000 acquisitions a run, well under 1 s).
+claims=(16:4 16:10 32:4 "$n":4 2:4 3:4)
+[ "${LS_MANYCORE_QUICK:-}" = 1 ] && claims=(2:4 4:2)
+if cc -O2 -std=c11 -D_GNU_SOURCE -o "$out/capacitor_claims" "$here/capacitor_claims.c" \
+	liblockswap-core.a -lpthread 2> "$out/claims.build.txt"; then
+	: > "$out/claims.jsonl"
+	for inner in tts futex; do
+		for tb in "${claims[@]}"; do
+			timeout 20 "$out/capacitor_claims" "$inner" "${tb%:*}" "${tb#*:}" 10 10 \
+				>> "$out/claims.jsonl" || echo "claims $inner $tb failed" >&2
+		done
+	done
+	python3 "$here/claims_table.py" "$out/claims.jsonl" > "$out/claims.md"
+	rm -f "$out/capacitor_claims"
+else
+	echo "capacitor_claims.c did not build (see $out/claims.build.txt)" >&2
 fi
 echo "uptime after: $(uptime)" >> "$out/machine.txt"

@@ -5,7 +5,8 @@
 #     wait (with its address) and a busy thread as running, and rejects bad
 #     arguments with one line;
 #   - capacitor.sh (LS_MANYCORE_QUICK=1) writes its table with the target,
-#     a state summary for every run, and the busy-process round.
+#     a state summary for every run, the busy-process round, and the
+#     overtake counts of capacitor_claims.c.
 set -u
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT" || exit 1
@@ -68,6 +69,9 @@ print(sum(1 for x in r if x["status"] == "ok" and "run_share" in x))' "$tmp/cap/
 			fail "capacitor.sh: $n of 4 runs ok with states"
 		[ -f "$tmp/cap/hog/README.md" ] && ok "capacitor.sh: the busy-process round ran" ||
 			fail "capacitor.sh: no hog/README.md"
+		rows=$(grep -cE '^\| (tts|futex) \| [0-9]+ \| [0-9]+ \| [0-9.]+ \|' "$tmp/cap/claims.md" 2>/dev/null)
+		[ "${rows:-0}" -eq 4 ] && ok "capacitor.sh: the K3/K11 counts, 4 runs" ||
+			fail "capacitor.sh: ${rows:-0} of 4 rows in claims.md"
 	else
 		fail "capacitor.sh exited non-zero (see $LOGS/manycore-capacitor.log)"
 	fi
