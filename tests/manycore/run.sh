@@ -55,7 +55,7 @@ for bad in "" "--interval-ms 0 -- true" "--pid 999999999"; do
 		fail "threadstates '$bad': exit $rc, '$msg'"
 done
 
-if [ -f liblockswap.so ] && [ -x "$B/bench/mutexbench" ]; then
+if [ -f liblockswap.so ] && [ -f liblockswap-core.a ] && [ -x "$B/bench/mutexbench" ]; then
 	if LS_MANYCORE_QUICK=1 bash scripts/manycore/capacitor.sh "$tmp/cap" \
 		> "$LOGS/manycore-capacitor.log" 2>&1; then
 		r=$tmp/cap/sweeps/README.md
@@ -76,6 +76,6 @@ print(sum(1 for x in r if x["status"] == "ok" and "run_share" in x))' "$tmp/cap/
 		fail "capacitor.sh exited non-zero (see $LOGS/manycore-capacitor.log)"
 	fi
 else
-	fail "capacitor.sh: liblockswap.so or $B/bench/mutexbench missing (run make)"
+	fail "capacitor.sh: liblockswap.so, liblockswap-core.a or $B/bench/mutexbench missing (run make)"
 fi
 finish manycore
