@@ -8,7 +8,9 @@
 # platoon: docs/seeds.md K5).  Writes OUT/sweeps/README.md (the table with
 # the target, every run, the collapsed runs' per-thread states),
 # OUT/hog/README.md, runs.json and states/*.{md,json} under each,
-# OUT/claims.md (K3, K11: capacitor_claims.c) and OUT/machine.txt.  Run from the repository root after `make`; at most
+# OUT/claims.md (K3, K11: capacitor_claims.c), OUT/wakelat.jsonl (futex
+# wake-up latency, wakelat.c) and OUT/machine.txt.
+# Run from the repository root after `make`; at most
 # about 2.5 minutes (the sweeps start no run after 110 s).
 # LS_MANYCORE_QUICK=1: 2 threads, 0.1 s (a smoke test).
 #
@@ -53,7 +55,8 @@ fi
 # K3 / K11 (docs/seeds.md): overtakes and closed-platoon arrivals, counted
 # on the capacitor driven directly (60000 acquisitions a run, well under 1 s).
 claims=(16:4 16:10 32:4 "$n":4 2:4 3:4)
-[ "${LS_MANYCORE_QUICK:-}" = 1 ] && claims=(2:4 4:2)
+wakes=2000
+[ "${LS_MANYCORE_QUICK:-}" = 1 ] && claims=(2:4 4:2) && wakes=100
 if cc -O2 -std=c11 -D_GNU_SOURCE -o "$out/capacitor_claims" "$here/capacitor_claims.c" \
 	liblockswap-core.a -lpthread 2> "$out/claims.build.txt"; then
 	: > "$out/claims.jsonl"
@@ -67,5 +70,13 @@ if cc -O2 -std=c11 -D_GNU_SOURCE -o "$out/capacitor_claims" "$here/capacitor_cla
 	rm -f "$out/capacitor_claims"
 else
 	echo "capacitor_claims.c did not build (see $out/claims.build.txt)" >&2
+fi
+# The wake-up latency against the capacitor's 20 us stall bound (wakelat.c).
+if cc -O2 -std=c11 -D_GNU_SOURCE -o "$out/wakelat" "$here/wakelat.c" -lpthread \
+	2> "$out/wakelat.build.txt"; then
+	for gap in 200 0; do
+		timeout 10 "$out/wakelat" "$wakes" "$gap" >> "$out/wakelat.jsonl" || echo "wakelat failed" >&2
+	done
+	rm -f "$out/wakelat"
 fi
 echo "uptime after: $(uptime)" >> "$out/machine.txt"

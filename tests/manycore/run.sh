@@ -6,7 +6,7 @@
 #     arguments with one line;
 #   - capacitor.sh (LS_MANYCORE_QUICK=1) writes its table with the target,
 #     a state summary for every run, the busy-process round, and the
-#     overtake counts of capacitor_claims.c.
+#     overtake counts of capacitor_claims.c and the wake-up latency.
 set -u
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT" || exit 1
@@ -72,6 +72,9 @@ print(sum(1 for x in r if x["status"] == "ok" and "run_share" in x))' "$tmp/cap/
 		rows=$(grep -cE '^\| (tts|futex) \| [0-9]+ \| [0-9]+ \| [0-9.]+ \|' "$tmp/cap/claims.md" 2>/dev/null)
 		[ "${rows:-0}" -eq 4 ] && ok "capacitor.sh: the K3/K11 counts, 4 runs" ||
 			fail "capacitor.sh: ${rows:-0} of 4 rows in claims.md"
+		[ "$(grep -c '"p50_ns"' "$tmp/cap/wakelat.jsonl" 2>/dev/null)" = 2 ] &&
+			ok "capacitor.sh: the wake-up latency, idle and busy" ||
+			fail "capacitor.sh: wakelat.jsonl lacks its 2 lines"
 	else
 		fail "capacitor.sh exited non-zero (see $LOGS/manycore-capacitor.log)"
 	fi
