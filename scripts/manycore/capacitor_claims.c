@@ -13,13 +13,17 @@
  * The trace hook (core/wrap/capacitor.h) gives each arrival its ticket and
  * the word just after; the critical section logs tickets in acquisition
  * order.  Overtakes of an acquisition = earlier acquisitions with a later
- * ticket (a Fenwick tree over tickets).  Tickets are 16-bit: the run stays
- * under 65536 acquisitions so that they do not wrap.
+ * ticket (a Fenwick tree over tickets).  The capacitor's tickets are 16-bit;
+ * the log unwraps them (acquisitions happen within B + T tickets of each
+ * other).  A run lasts SECONDS (default 0.5) or TOTAL acquisitions: long
+ * enough that threads overlap for many scheduler time slices (60,000
+ * acquisitions fit in one slice of a single thread on a loaded machine,
+ * which then counts nothing).
  *
  * Build and run from the repository root, after `make` (capacitor.sh does):
  *   cc -O2 -std=c11 -D_GNU_SOURCE -o /tmp/claims scripts/manycore/capacitor_claims.c \
  *      liblockswap-core.a -lpthread
- *   /tmp/claims INNER THREADS B CS_WORK NCS_WORK   (one JSON line)
+ *   /tmp/claims INNER THREADS B CS_WORK NCS_WORK [SECONDS]   (one JSON line)
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -27,22 +31,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../backends/backend.h"
 #include "../../core/wrap/capacitor.h"
 
-#define TOTAL 60000
+#define TOTAL 4000000
 
 static const struct ls_lock_ops *ops;
 static _Alignas(64) unsigned char st[LS_LOCK_STATE_BYTES];
 static unsigned bypass;
 static unsigned cs_work, ncs_work;
-static _Atomic int go;
+static _Atomic int go, stop;
 static _Atomic long taken;          /* acquisitions claimed so far */
 static _Atomic long not_admitted;   /* arrivals that found their platoon closed */
-static uint32_t order[TOTAL];       /* tickets in acquisition order */
+static uint32_t order[TOTAL];       /* unwrapped tickets in acquisition order */
 static uint16_t order_tid[TOTAL];   /* and the thread of each */
 static int norder;                  /* plain: only critical sections touch it */
+static uint32_t last_ticket;        /* the last logged, unwrapped */
 static __thread uint32_t my_ticket;
 static __thread uint16_t my_index;
 static volatile uint64_t shared_rng = 88172645463325252ull;
@@ -69,10 +75,12 @@ static void *worker(void *arg)
 	my_index = (uint16_t)(uintptr_t)arg;
 	while (!atomic_load(&go))
 		;
-	while (atomic_fetch_add(&taken, 1) < TOTAL) {
+	while (!atomic_load_explicit(&stop, memory_order_relaxed) &&
+	       atomic_fetch_add(&taken, 1) < TOTAL) {
 		ops->lock(st);
+		last_ticket += (uint32_t)(int32_t)(int16_t)(uint16_t)(my_ticket - last_ticket);
 		order_tid[norder] = my_index;
-		order[norder++] = my_ticket;
+		order[norder++] = last_ticket;
 		for (unsigned i = 0; i < cs_work; i++)
 			shared_rng = step(shared_rng);
 		ops->unlock(st);
@@ -82,7 +90,9 @@ static void *worker(void *arg)
 	return (void *)(uintptr_t)mine;
 }
 
-static int fenwick[TOTAL + 2];
+/* Tickets reach the acquisitions plus those still held at the end (< 256). */
+#define FENWICK_N (TOTAL + 512)
+static int fenwick[FENWICK_N + 1];
 
 /* The most overtakes of acquisition p by any one thread: the earlier
  * acquisitions with a later ticket, by thread.  They all lie in the last
@@ -104,8 +114,8 @@ static int per_thread_max(int p, int total, long *miss)
 
 int main(int argc, char **argv)
 {
-	if (argc != 6) {
-		fprintf(stderr, "usage: capacitor_claims INNER THREADS B CS_WORK NCS_WORK\n");
+	if (argc != 6 && argc != 7) {
+		fprintf(stderr, "usage: capacitor_claims INNER THREADS B CS_WORK NCS_WORK [SECONDS]\n");
 		return 2;
 	}
 	char err[256], name[64];
@@ -119,8 +129,10 @@ int main(int argc, char **argv)
 	bypass = (unsigned)atoi(argv[3]);
 	cs_work = (unsigned)atoi(argv[4]);
 	ncs_work = (unsigned)atoi(argv[5]);
-	if (threads < 1 || threads > 256 || bypass < 1 || bypass > 1024) {
-		fprintf(stderr, "capacitor_claims: threads must be 1..256 and B 1..1024\n");
+	double seconds = argc == 7 ? atof(argv[6]) : 0.5;
+	if (threads < 1 || threads > 256 || bypass < 1 || bypass > 1024 || !(seconds > 0) ||
+	    seconds > 60) {
+		fprintf(stderr, "capacitor_claims: threads must be 1..256, B 1..1024, seconds in (0, 60]\n");
 		return 2;
 	}
 	atomic_store(&ls_capacitor_bypass, bypass);
@@ -132,6 +144,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	atomic_store(&go, 1);
+	struct timespec run = { (time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9) };
+	nanosleep(&run, NULL);
+	atomic_store(&stop, 1);
 	for (int i = 0; i < threads; i++)
 		pthread_join(t[i], NULL);
 
@@ -141,7 +156,7 @@ int main(int argc, char **argv)
 	for (int p = 0; p < norder; p++) {
 		int le = 0;
 		for (int i = (int)order[p] + 1; i > 0; i -= i & -i)
-			le += fenwick[i];
+			le += fenwick[i]; /* tickets from 0: the capacitor's word starts at 0 */
 		int over = p - le;
 		sum += over;
 		worst = over > worst ? over : worst;
@@ -149,7 +164,7 @@ int main(int argc, char **argv)
 		int one = per_thread_max(p, over, &miss);
 		worst_one = one > worst_one ? one : worst_one;
 		by_one[one < 65 ? one : 65]++;
-		for (int i = (int)order[p] + 1; i <= TOTAL + 1; i += i & -i)
+		for (int i = (int)order[p] + 1; i <= FENWICK_N; i += i & -i)
 			fenwick[i]++;
 	}
 	printf("{\"inner\":\"%s\",\"threads\":%d,\"B\":%u,\"cs_work\":%u,\"ncs_work\":%u,"
