@@ -5,13 +5,14 @@
 # threadstates.py), so that a run that collapses below 0.5x tts has what
 # each of its threads was doing on record.  Then one round at threads =
 # CPUs with one extra busy process (a preempted ticket holder stalls its
-# platoon: docs/seeds.md K5).  Writes OUT/sweeps/README.md (the table with
+# platoon: docs/seeds.md K5), and a round of a build whose waiters spin
+# through 200 us stalls instead of 20 (OUT/stall200/).  Writes OUT/sweeps/README.md (the table with
 # the target, every run, the collapsed runs' per-thread states),
 # OUT/hog/README.md, runs.json and states/*.{md,json} under each,
 # OUT/claims.md (K3, K11: capacitor_claims.c), OUT/wakelat.jsonl (futex
 # wake-up latency, wakelat.c) and OUT/machine.txt.
 # Run from the repository root after `make`; at most
-# about 2.5 minutes (the sweeps start no run after 100 s; each later part is skipped
+# about 2.5 minutes (the sweeps start no run after 85 s; each later part is skipped
 # once its share of the time is spent).
 # LS_MANYCORE_QUICK=1: 2 threads, 0.1 s (a smoke test).
 #
@@ -41,9 +42,32 @@ fi
 	echo "commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 	echo "uptime before: $(uptime)"
 } > "$out/machine.txt"
-timeout 125 python3 "$here/capacitor_sweep.py" "$out/sweeps" --threads "$threads" --budget 100 ||
+# A build of the library whose capacitor waiters keep spinning through
+# stalls of up to 200 us instead of 20 (LS_CAP_STALL_NS, core/wrap/
+# capacitor.c), built before the sweeps so that nothing compiles while they
+# run: if wake-ups slower than 20 us keep a run collapsed, this one holds.
+variant=$out/stall200-build
+mkdir -p "$variant"
+cp -r Makefile preload.map include mk core backends native interpose stats "$variant/"
+if timeout 40 make -s -C "$variant" -j"$(nproc)" liblockswap.so \
+	CFLAGS="-O2 -g -DLS_CAP_STALL_NS=200000" > "$variant/build.txt" 2>&1; then
+	stall_lib=$variant/liblockswap.so
+else
+	echo "the stall200 build failed (see $variant/build.txt)" >&2
+	stall_lib=
+fi
+timeout 110 python3 "$here/capacitor_sweep.py" "$out/sweeps" --threads "$threads" --budget 85 ||
 	echo "capacitor_sweep.py failed or ran out of time (rc $?)" >&2
 echo "uptime after the sweeps: $(uptime)" >> "$out/machine.txt"
+if [ -n "$stall_lib" ] && [ $((SECONDS - start)) -lt 100 ]; then
+	timeout 25 python3 "$here/capacitor_sweep.py" "$out/stall200" --threads "${threads%%,*}" \
+		--sweeps 1 --budget 12 --timeout 8 \
+		--backends "tts;capacitor:tts;capacitor:tts,LIB=$stall_lib" ||
+		echo "the stall200 sweep failed (rc $?)" >&2
+fi
+mkdir -p "$out/stall200"
+cp "$variant/build.txt" "$out/stall200/build.txt" 2> /dev/null || true
+rm -rf "$variant"
 if [ $((SECONDS - start)) -lt 115 ]; then
 	sh -c 'while :; do :; done' &
 	hog=$!

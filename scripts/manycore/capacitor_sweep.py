@@ -28,12 +28,16 @@ COLLAPSE = 0.5  # a capacitor run below this ratio to its round's tts
 
 
 def one_run(a, backend, threads, tag):
-    """backend: NAME[,SETTING=VALUE...], each setting as LOCKSWAP_SETTING."""
+    """backend: NAME[,SETTING=VALUE...], each setting as LOCKSWAP_SETTING,
+    but LIB=PATH: preload that library instead of --lib."""
     name, *settings = backend.split(",")
     env = dict(os.environ, LD_PRELOAD=os.path.abspath(a.lib), LOCKSWAP_BACKEND=name)
     for kv in settings:
         k, _, v = kv.partition("=")
-        env["LOCKSWAP_" + k] = v
+        if k == "LIB":
+            env["LD_PRELOAD"] = os.path.abspath(v)
+        else:
+            env["LOCKSWAP_" + k] = v
     base = os.path.join(a.out, "states", tag)
     cmd = [sys.executable, os.path.join(HERE, "threadstates.py"), "--interval-ms",
            str(a.interval_ms), "--label", tag, "--json", base + ".json", "--text", base + ".md",
@@ -86,7 +90,8 @@ def main(argv):
     ap.add_argument("--budget", type=float, default=120.0,
                     help="start no run after this many seconds; the report is written anyway")
     ap.add_argument("--backends", default=BACKENDS,
-                    help="';'-separated, the first the reference: NAME[,SETTING=VALUE...]")
+                    help="';'-separated, the first the reference: NAME[,SETTING=VALUE...]"
+                         " (LIB=PATH preloads another build)")
     ap.add_argument("--lib", default="liblockswap.so")
     ap.add_argument("--bench", default="build/bench/mutexbench")
     a = ap.parse_args(argv)
@@ -100,7 +105,8 @@ def main(argv):
         threads = [int(x) for x in a.threads.split(",")]
     except ValueError:
         ap.error("--threads must be a comma-separated list of counts, got %r" % a.threads)
-    for path in (a.lib, a.bench):
+    for path in [a.lib, a.bench] + [kv[4:] for b in backends for kv in b.split(",")[1:]
+                                     if kv.startswith("LIB=")]:
         if not os.path.exists(path):
             ap.error("%s not found: run from the repository root after make" % path)
     os.makedirs(os.path.join(a.out, "states"), exist_ok=True)
@@ -117,8 +123,8 @@ def main(argv):
                 for b in order:
                     if time.time() - start > a.budget:
                         break
-                    tag = "s%d-r%d-t%d-%s" % (sweep, rnd, t,
-                                              b.replace(":", "_").replace(",", "_").replace("=", ""))
+                    tag = "s%d-r%d-t%d-%s" % (sweep, rnd, t, "".join(
+                        c if c.isalnum() or c in "-." else "_" for c in b.replace("=", "")))
                     row = one_run(a, b, t, tag)
                     row.update(sweep=sweep, round=rnd, threads=t, backend=b, tag=tag)
                     runs.append(row)

@@ -6,7 +6,8 @@
 #     arguments with one line;
 #   - capacitor.sh (LS_MANYCORE_QUICK=1) writes its table with the target,
 #     a state summary for every run, the busy-process round, and the
-#     overtake counts of capacitor_claims.c and the wake-up latency.
+#     overtake counts of capacitor_claims.c, the wake-up latency, and a
+#     round of a build with a 200 us stall bound (about 20 s in all here).
 set -u
 . "$(dirname "$0")/../lib.sh"
 cd "$ROOT" || exit 1
@@ -72,6 +73,10 @@ print(sum(1 for x in r if x["status"] == "ok" and "run_share" in x))' "$tmp/cap/
 		rows=$(grep -cE '^\| (tts|futex) \| [0-9]+ \| [0-9]+ \| [0-9.]+ \|' "$tmp/cap/claims.md" 2>/dev/null)
 		[ "${rows:-0}" -eq 4 ] && ok "capacitor.sh: the K3/K11 counts, 4 runs" ||
 			fail "capacitor.sh: ${rows:-0} of 4 rows in claims.md"
+		grep -q '^| 1 | 2 | capacitor:tts,LIB=.*stall200-build/liblockswap.so |' \
+			"$tmp/cap/stall200/README.md" 2>/dev/null &&
+			ok "capacitor.sh: the 200 us stall build ran beside the default" ||
+			fail "capacitor.sh: no stall200 row (see $tmp/cap/stall200/build.txt)"
 		[ "$(grep -c '"p50_ns"' "$tmp/cap/wakelat.jsonl" 2>/dev/null)" = 2 ] &&
 			ok "capacitor.sh: the wake-up latency, idle and busy" ||
 			fail "capacitor.sh: wakelat.jsonl lacks its 2 lines"
