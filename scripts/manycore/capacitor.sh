@@ -48,9 +48,10 @@ fi
 # run: if wake-ups slower than 20 us keep a run collapsed, this one holds.
 variant=$out/stall200-build
 mkdir -p "$variant"
-cp -r Makefile preload.map include mk core backends native interpose stats "$variant/"
-if timeout 40 make -s -C "$variant" -j"$(nproc)" liblockswap.so \
-	CFLAGS="-O2 -g -DLS_CAP_STALL_NS=200000" > "$variant/build.txt" 2>&1; then
+if cp -r Makefile preload.map include mk core backends native interpose stats "$variant/" \
+	2> "$variant/build.txt" &&
+	timeout 40 make -s -C "$variant" -j"$(nproc)" liblockswap.so \
+		CFLAGS="-O2 -g -DLS_CAP_STALL_NS=200000" >> "$variant/build.txt" 2>&1; then
 	stall_lib=$variant/liblockswap.so
 else
 	echo "the stall200 build failed (see $variant/build.txt)" >&2
