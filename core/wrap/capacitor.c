@@ -224,15 +224,25 @@ static uint32_t departures_ahead(uint64_t w, uint16_t t, unsigned b)
  * Bounds: it stops when more threads are inside than CPUs (the policy's
  * counted spin, then parking, take over: oversubscribed, a spinner would
  * take the CPU of a thread that can make progress), when the word has not
- * moved for LS_SPIN_QUEUE_MIN_NS (above the cost of a hand-over to a
- * parked thread: a member it waits for was preempted, most likely by
- * another process; it parks and the platoon change wakes it), and at the
+ * moved for LS_CAP_STALL_NS (LS_SPIN_QUEUE_MIN_NS, above the cost of a
+ * hand-over to a parked thread: a member it waits for was preempted, most
+ * likely by another process; it parks and the platoon change wakes it), and at the
  * deadline, if any (the clock is read every 8 polls, 3.2 us or more).
  * Admission is decided by the word alone, so the B-1 bound does not
  * depend on who spins.
  */
 #define LS_CAP_POLL_NS 400u
 #define LS_CAP_POLL_AHEAD 8u
+
+/* The stall bound above.  A build may set another: scripts/manycore/
+ * capacitor.sh builds one at 200 us to test, on a many-core VM, whether
+ * wake-ups slower than the bound keep the waiters parked (each platoon
+ * opening then waits for wake-ups, the waiters of the next platoons see
+ * no progress meanwhile and park too; docs/results.md, "The capacitor
+ * beyond 9 threads"). */
+#ifndef LS_CAP_STALL_NS
+#define LS_CAP_STALL_NS LS_SPIN_QUEUE_MIN_NS
+#endif
 
 static bool spin_own_cpu(struct ls_capacitor *c, uint16_t t, unsigned b, clockid_t clock,
                          const struct timespec *abstime)
@@ -266,7 +276,7 @@ static bool spin_own_cpu(struct ls_capacitor *c, uint16_t t, unsigned b, clockid
 		if ((uint32_t)w != mark || !step) {
 			mark = (uint32_t)w;
 			step = now;
-		} else if (now - step > LS_SPIN_QUEUE_MIN_NS) {
+		} else if (now - step > LS_CAP_STALL_NS) {
 			return false;
 		}
 	}
