@@ -47,8 +47,10 @@
 
 #define LS_LOCK_STATE_BYTES 16
 
-/* LOCKSWAP_BACKEND's default (a name in list.h). */
-#define LS_BACKEND_DEFAULT "futex"
+/* LOCKSWAP_BACKEND's default (a name in list.h, or a wrapper over one):
+ * lock slices over the futex lock, chosen by the matrix of
+ * scripts/default-matrix.sh (docs/results.md, "The default"). */
+#define LS_BACKEND_DEFAULT "slice:futex"
 
 struct ls_lock_ops {
 	const char *name;

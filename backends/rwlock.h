@@ -66,11 +66,11 @@ struct ls_rwlock_ops {
 /* In listing order (rwlock_list.h), NULL-terminated. */
 extern const struct ls_rwlock_ops *const ls_rwlock_backends[];
 
-/* LOCKSWAP_RWLOCK: its default, the first listed; its choices, the names
- * in listing order separated by '|' (constant expressions, for the
- * shim's option table). */
-extern const char ls_rwlock_names_nul[];
-#define LS_RWLOCK_DEFAULT ls_rwlock_names_nul
+/* LOCKSWAP_RWLOCK: its default, and its choices, the names in listing
+ * order separated by '|' (constant expressions, for the shim's option
+ * table).  The default is the slice rwlock: the matrix of
+ * scripts/default-matrix.sh chose it (docs/results.md, "The default"). */
+#define LS_RWLOCK_DEFAULT "slice"
 extern const char ls_rwlock_names_barred[];
 #define LS_RWLOCK_CHOICES (ls_rwlock_names_barred + 1)
 

@@ -18,14 +18,6 @@ const struct ls_rwlock_ops *const ls_rwlock_backends[] = {
 	NULL,
 };
 
-/* "futex\0bravo\0...": read as a string, the first listed name, which is
- * LS_RWLOCK_DEFAULT. */
-const char ls_rwlock_names_nul[] =
-#define LS_RWLOCK_BACKEND(name) #name "\0"
-#include "rwlock_list.h"
-#undef LS_RWLOCK_BACKEND
-	;
-
 /* "|futex|bravo|slice|glibc": LS_RWLOCK_CHOICES skips the first bar. */
 const char ls_rwlock_names_barred[] =
 #define LS_RWLOCK_BACKEND(name) "|" #name

@@ -145,16 +145,35 @@ static size_t print_arm(char *line, size_t len)
 	return n < len ? n : len - 1;
 }
 
-/* " (ABOUT)\n" with a wrapper's "INNER" replaced by the inner lock that
- * runs (ls_active_name is "capacitor:tts" even when "capacitor" was given). */
+/* Appends k bytes of s at out + *n, NUL-terminated, if they fit in len. */
+static bool append(char *out, size_t len, size_t *n, const char *s, size_t k)
+{
+	if (*n + k >= len)
+		return false;
+	memcpy(out + *n, s, k);
+	*n += k;
+	out[*n] = 0;
+	return true;
+}
+
+/* " (ABOUT)\n" with each of a wrapper's "INNER"s replaced by the inner lock
+ * that runs (ls_active_name is "capacitor:tts" even when "capacitor" was
+ * given).  Returns the length written; len - 1 if it had to stop short
+ * (the caller then ends the line itself). */
 static size_t about_with_inner(char *out, size_t len, const char *about)
 {
 	const char *colon = strchr(ls_active_name, ':');
-	const char *mark = colon ? strstr(about, "INNER") : NULL;
-	int n = mark ? snprintf(out, len, " (%.*s%s%s)\n", (int)(mark - about), about, colon + 1,
-	                        mark + 5)
-	             : snprintf(out, len, " (%s)\n", about);
-	return n < 0 ? 0 : (size_t)n;
+	const char *inner = colon ? colon + 1 : "INNER";
+	size_t n = 0;
+	bool fits = append(out, len, &n, " (", 2);
+	for (const char *p = about; fits && *p;) {
+		const char *mark = strstr(p, "INNER");
+		size_t k = mark ? (size_t)(mark - p) : strlen(p);
+		fits = append(out, len, &n, p, k) && (!mark || append(out, len, &n, inner, strlen(inner)));
+		p = mark ? mark + 5 : p + k;
+	}
+	fits = fits && append(out, len, &n, ")\n", 2);
+	return fits ? n : (len ? len - 1 : 0);
 }
 
 static void print_config(const struct ls_lock_ops *b)

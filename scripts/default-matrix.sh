@@ -8,10 +8,14 @@
 #   bash scripts/default-matrix.sh [OUT]          default OUT: out/default-matrix
 #
 # Rows (a row whose program is missing is left out, and the report says so):
-#   micro   MutexBench short section (--cs-work 10 --ncs-work 10) at THREADS;
+#   micro   MutexBench short section (--cs-work 10 --ncs-work 10) at THREADS
+#           (1 thread: the uncontended cost, with the sections' work);
 #           moderate (--cs-work 50 --ncs-work 400) at the middle count;
 #           condvar at the middle count; rwlock at 50% and 99% reads at
-#           RW_THREADS; request latency p99.9 (moderate section) at REQ_THREADS
+#           RW_THREADS
+#   latency request mode's p99.9 latency at REQ_THREADS, with the short
+#           section (a hot lock) and with the moderate one (a request that
+#           mostly computes, then takes the lock)
 #   apps    LevelDB fillrandom and readrandom (bench/leveldb_bench), RocksDB
 #           readwhilewriting (db_bench), sysbench threads and mutex, stress-ng
 #           mutex, memcached driven by memcslap (bench/apps/)
@@ -20,9 +24,9 @@
 #   ARMS="glibc,RWLOCK=glibc futex,RWLOCK=futex slice:futex,RWLOCK=slice"
 #                         the arms, as `lockswap ab -b` takes them; the first is
 #                         the baseline of every ratio
-#   THREADS=2,8,32        short-section thread counts (2 cores: threads = CPUs,
-#                         then oversubscribed)
-#   RW_THREADS=8  REQ_THREADS=8,32  APP_THREADS=8
+#   THREADS=1,2,8,32      short-section thread counts (2 cores: alone, threads =
+#                         CPUs, then oversubscribed)
+#   RW_THREADS=1,8  REQ_THREADS=8,32  APP_THREADS=8
 #   RUNS=5  WARMUP=1      measured and discarded rounds per row
 #   DUR=0.5               seconds of a MutexBench window
 #   ROWS="..."            only these rows (names as in the report)
@@ -32,13 +36,13 @@
 # and matrix.md (scripts/default_matrix_report.py OUT rewrites it).
 # A quick end-to-end check:
 #   DUR=0.05 RUNS=2 WARMUP=0 THREADS=2 REQ_THREADS=2 RW_THREADS=2 APP_THREADS=2 \
-#       ROWS="short-2 rw50-2 sysbench-mutex" bash scripts/default-matrix.sh /tmp/dm
+#       ROWS="short-2 rw50-2 p999-short-2 sysbench-mutex" bash scripts/default-matrix.sh /tmp/dm
 set -eu
 cd "$(dirname "$0")/.."
 OUT=${1:-out/default-matrix}
 read -r -a ARMS <<<"${ARMS:-glibc,RWLOCK=glibc futex,RWLOCK=futex slice:futex,RWLOCK=slice}"
-THREADS=${THREADS:-2,8,32}
-RW_THREADS=${RW_THREADS:-8}
+THREADS=${THREADS:-1,2,8,32}
+RW_THREADS=${RW_THREADS:-1,8}
 REQ_THREADS=${REQ_THREADS:-8,32}
 APP_THREADS=${APP_THREADS:-8}
 RUNS=${RUNS:-5}
@@ -113,9 +117,13 @@ for t in "${rwlist[@]}"; do
 done
 IFS=, read -r -a reqlist <<<"$REQ_THREADS"
 for t in "${reqlist[@]}"; do
-	# shellcheck disable=SC2046
-	row "p999-$t" latency --json-key request_p999_ns --lower-is-better --extra-key throughput -- \
-		$(mb) --threads "$t" --mode request $MODERATE
+	for w in short moderate; do
+		[ $w = short ] && work=$SHORT || work=$MODERATE
+		# shellcheck disable=SC2046
+		row "p999-$w-$t" latency --json-key request_p999_ns --lower-is-better \
+			--extra-key request_max_ns --extra-key throughput -- \
+			$(mb) --threads "$t" --mode request $work
+	done
 done
 
 if has "$LB"; then

@@ -27,12 +27,10 @@ static int wr_try(void *s)
 }
 
 /* Held in either mode (the slice's unlock ignores a misused unlock of a
- * free lock).  relaxed: the caller's own acquisition, if any, is ordered
- * before this load. */
+ * free lock). */
 static bool held(void *s)
 {
-	return atomic_load_explicit(&((struct ls_rwlock *)s)->word, memory_order_relaxed) &
-	       ~(LS_RW_WWAIT_MASK | LS_RW_HUNGRY);
+	return ls_rwslice_held(s);
 }
 
 /* Read-held (relaxed: a racy snapshot, as the watch wants). */
@@ -51,3 +49,8 @@ const struct ls_lockable ls_rwslice_wr[2] = {
 	{ wr_lock_0, wr_try, wr_timed_0, unlock_0, held, read_held },
 	{ wr_lock_1, wr_try, wr_timed_1, unlock_1, held, read_held },
 };
+
+void ls_rwslice_owner_unlock(struct ls_rwslice *l, unsigned flags)
+{
+	ls_slice_unlock(&l->slice, &ls_rwslice_wr[flags & 1u], &l->inner);
+}

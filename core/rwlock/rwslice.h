@@ -51,6 +51,14 @@ struct ls_rwslice {
  * and kind: [flags & LS_RW_PREFER_WRITER]. */
 extern const struct ls_lockable ls_rwslice_rd[2], ls_rwslice_wr[2];
 
+/* Held in either mode (a writer, or readers).  relaxed: the caller's own
+ * acquisition, if any, is ordered before this load. */
+static inline bool ls_rwslice_held(struct ls_rwlock *inner)
+{
+	return atomic_load_explicit(&inner->word, memory_order_relaxed) &
+	       ~(LS_RW_WWAIT_MASK | LS_RW_HUNGRY);
+}
+
 /* The read rule above: a reader that does not own the slice joins readers
  * that hold the lock.  0 (holding), or EBUSY/EAGAIN (go through the slice;
  * EAGAIN: the reader count is full). */
@@ -64,8 +72,21 @@ static inline int ls_rwslice_join_readers(struct ls_rwslice *l, unsigned flags)
 	return ls_rwlock_tryrdlock(&l->inner, flags);
 }
 
+/* The uncontended path of either lock call: while no slice runs and
+ * nobody queues, a lock call is the inner try, inlined (ls_slice_lock
+ * would make the same try through the lockable's pointer).  A read
+ * lock+unlock pair fell from 154 to 109 instructions (callgrind, one thread;
+ * glibc's own pair is 73, through the pass-through 106). */
+static inline bool ls_rwslice_open(const struct ls_rwslice *l)
+{
+	/* relaxed: a hint; the inner try decides, and orders the section. */
+	return ls_slice_open(atomic_load_explicit(&l->slice.word, memory_order_relaxed));
+}
+
 static inline int ls_rwslice_rdlock(struct ls_rwslice *l, unsigned flags)
 {
+	if (ls_rwslice_open(l) && ls_rwlock_tryrdlock(&l->inner, flags) == 0)
+		return 0;
 	int r = ls_rwslice_join_readers(l, flags);
 	if (r != EBUSY)
 		return r;
@@ -88,6 +109,8 @@ static inline int ls_rwslice_tryrdlock(struct ls_rwslice *l, unsigned flags)
 
 static inline int ls_rwslice_wrlock(struct ls_rwslice *l, unsigned flags)
 {
+	if (ls_rwslice_open(l) && ls_rwlock_trywrlock(&l->inner) == 0)
+		return 0;
 	return ls_slice_lock(&l->slice, &ls_rwslice_wr[flags & 1u], &l->inner);
 }
 
@@ -102,11 +125,23 @@ static inline int ls_rwslice_trywrlock(struct ls_rwslice *l, unsigned flags)
 	return ls_slice_trylock(&l->slice, &ls_rwslice_wr[flags & 1u], &l->inner);
 }
 
+/* The slice owner's unlock (ls_slice_unlock), out of line: inlined, its
+ * register pressure made every unlock save and restore six registers. */
+void ls_rwslice_owner_unlock(struct ls_rwslice *l, unsigned flags);
+
 /* Either mode: the owner's unlock may end its slice (ls_slice_unlock);
  * everyone else's is the inner lock's. */
 static inline void ls_rwslice_unlock(struct ls_rwslice *l, unsigned flags)
 {
-	ls_slice_unlock(&l->slice, &ls_rwslice_wr[flags & 1u], &l->inner);
+	uint64_t w = atomic_load_explicit(&l->slice.word, memory_order_relaxed);
+	if (ls_slice_mine(&l->slice, w)) {
+		ls_rwslice_owner_unlock(l, flags);
+		return;
+	}
+	/* Not the slice's owner: the inner lock's unlock, inlined, unless the
+	 * lock is free (a misused unlock: nothing to do, as ls_slice_unlock). */
+	if (ls_rwslice_held(&l->inner))
+		ls_rwlock_unlock(&l->inner, flags);
 }
 
 #endif

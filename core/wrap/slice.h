@@ -25,6 +25,9 @@
  *     time;
  *   - the watch: a stalled owner's slice is taken over by the head
  *     (watch);
+ *   - a condvar wait ends its owner's slice as one that does not pay:
+ *     the lock opens rather than going to the FIFO head
+ *     (ls_slice_unlock_to_wait);
  *   - LOCKSWAP_SLICE_SHARES=nice scales each slice by its owner's CFS
  *     weight (slice_share.h).
  *

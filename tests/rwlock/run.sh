@@ -46,8 +46,10 @@ for rw in $(list_rw_backends); do
 		run_prog "$rw" "$rw" "$prog" LOCKSWAP_RWLOCK="$rw"
 	done
 done
+# C11 objects under a chosen mutex backend get the default rwlock backend.
+default_rw=$(sed -n 's/^#define LS_RWLOCK_DEFAULT "\(.*\)"$/\1/p' backends/rwlock.h)
 for mb in glibc futex queued; do
-	run_prog "mutex-$mb" futex c11 LOCKSWAP_BACKEND="$mb"
+	run_prog "mutex-$mb" "$default_rw" c11 LOCKSWAP_BACKEND="$mb"
 done
 
 # Bindings: every reference to the new names binds to liblockswap.so.
