@@ -56,7 +56,7 @@ fi
 part_default() {
 	if [ -n "$QUICK" ]; then
 		DUR=0.05 RUNS=2 WARMUP=0 THREADS=1,2 RW_THREADS=2 REQ_THREADS=2 APP_THREADS=2 \
-			bash scripts/default-matrix.sh "$1"
+			ROWS="short-1 short-2 rw99-2 p999-short-2" bash scripts/default-matrix.sh "$1"
 	else
 		DUR=0.4 RUNS=3 WARMUP=1 THREADS=1,16,64 RW_THREADS=1,16,64 REQ_THREADS=16 APP_THREADS=16 \
 			bash scripts/default-matrix.sh "$1"
