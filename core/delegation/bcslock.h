@@ -125,6 +125,11 @@ enum {
 
 /* Lost races after a RETRY wake-up before the next UNLOCK hands off. */
 #define LS_BCSL_HANDOFF_AFTER 1u
+/* While every thread of the process has a CPU of its own: lost races
+ * after which the hand-off goes to the FIFO head even if it is parked.
+ * Before that, a parked head is woken with RETRY (the lock left free for
+ * whoever runs), so no hand-over waits for a wake-up (issue 38). */
+#define LS_BCSL_HANDOFF_PARKED_AFTER 4u
 
 enum { LS_BCSN_LOCK = 1, LS_BCSN_UNLOCK = 2, LS_BCSN_CANCEL = 3 };
 
@@ -140,7 +145,42 @@ struct ls_bcslock_node {
 	uint32_t grant;                  /* consumer-only: UNLOCK's reply to grantee */
 	uint32_t fifo_next, fifo_prev;   /* consumer-only: FIFO links (ids) */
 	struct ls_bcslock_node *grantee; /* consumer-only: UNLOCK's hand-off */
+	bool skipped;                    /* consumer-only: UNLOCK's RETRY replaced a
+	                                  * hand-off to a parked head */
+	/* this thread's counters, on a line of their own (below) */
+	struct ls_bcslock_counts {
+		_Alignas(64) _Atomic uint64_t slow_locks;
+		_Atomic uint64_t parks, lost_races, grants, grants_parked;
+		_Atomic uint64_t retries, retries_parked, parked_skips, own_cpu_waits;
+	} counts;
 } __attribute__((aligned(64)));
+
+/*
+ * Counters of the hand-over mechanism (LOCKSWAP_BCS_COUNTS): per thread,
+ * in the node slabs, so counting touches no shared line.  The waiter's
+ * own events are counted by the owner; a hand-over is counted by the
+ * consumer that publishes it, on the UNLOCK's node (its owner waits for
+ * RELEASED meanwhile, so one thread at a time writes each field).
+ * Relaxed load + store: a sum read while threads run may be a little old.
+ */
+/* The fields of struct ls_bcslock_counts:
+ *   slow_locks      lock calls that submitted a LOCK
+ *   parks           the owner parked on its node (a futex wait)
+ *   lost_races      woken with RETRY, the owner found the lock taken
+ *   grants          hand-offs: the lock given to the FIFO head
+ *   grants_parked   ... whose owner was parked: the lock waits for a wake-up
+ *   retries         the lock freed and the FIFO head told to compete
+ *   retries_parked  ... whose owner was parked (a wake-up, off the lock's
+ *                   critical path: the lock is free meanwhile)
+ *   parked_skips    RETRY instead of a hand-off because the head was parked
+ *                   (threads <= CPUs, LS_BCSL_HANDOFF_PARKED_AFTER)
+ *   own_cpu_waits   waits on the node that found every thread with a CPU
+ *                   of its own (spun without the spinner bound) */
+
+/* Sum of every thread's counters since start (or the last fork). */
+void ls_bcslock_counts_sum(struct ls_bcslock_counts *out);
+/* LOCKSWAP_BCS_COUNTS (backends/bcs.c): print the sum at exit. */
+extern _Atomic unsigned ls_bcslock_counts_on;
 
 /* The calling thread's node (NULL only if mmap failed). */
 struct ls_bcslock_node *ls_bcslock_node_self(void);

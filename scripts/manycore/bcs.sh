@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# scripts/manycore/bcs.sh OUTDIR - issue 38 part 2: bcs on many cores.
+#
+# Run from the repository root with liblockswap.so and build/bench/mutexbench
+# built.  Writes into OUTDIR:
+#   ab-T.md/.csv/.json   glibc / futex / bcs / bcs-wf, short CS, T threads,
+#                        interleaved rounds (scripts/lockswap ab)
+#   counts.csv           hand-over counters (LOCKSWAP_BCS_COUNTS) and context
+#                        switches per 1000 acquisitions, one run per backend and T
+#   bcs.md               the table: ratio to futex (paired), min share, and the
+#                        target ">= 0.9x futex at min share >= 0.9"; the counters
+# Budget: under 2 minutes on 16 cores (2 x 4 backends x 5 rounds x 0.5 s of
+# measured time plus start-up and warm-up, then 8 counter runs of 0.5 s).
+# LS_MANYCORE_QUICK=1: threads 2, 0.1 s, 2 rounds (to check that it runs).
+set -eu
+out=${1:?usage: bash scripts/manycore/bcs.sh OUTDIR}
+mkdir -p "$out"
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+lib=$PWD/liblockswap.so
+bench=build/bench/mutexbench
+for f in "$lib" "$bench" scripts/lockswap; do
+	[ -e "$f" ] || { echo "bcs.sh: $f is missing (build first, run from the repo root)" >&2; exit 2; }
+done
+if [ "${LS_MANYCORE_QUICK:-0}" = 1 ]; then
+	threads="2" secs=0.1 runs=2
+else
+	threads="4 16" secs=0.5 runs=5
+fi
+{
+	echo "# bcs on many cores (issue 38 part 2)"
+	echo
+	echo "- machine: $(nproc) CPUs, $(uname -srm); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+	echo "- started $(date -u +%FT%TZ), load: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "- git: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+} >"$out/head.md"
+
+for t in $threads; do
+	"$py" scripts/lockswap ab -q -b futex -b glibc -b bcs -b bcs-wf --runs "$runs" --warmup 1 \
+		--json-key throughput --extra-key min_share --out "$out/ab-$t" -- \
+		"$bench" --threads "$t" --seconds "$secs" --json >"$out/ab-$t.txt" 2>&1 || true
+done
+
+# Counters: one run per backend and thread count.  bcs's counters come on
+# stderr at exit; mutexbench's JSON on stdout.
+echo "backend,threads,ops,total_ops,throughput,min_share,vcsw,slow_locks,parks,lost_races,grants,grants_parked,retries,retries_parked,parked_skips,own_cpu_waits" >"$out/counts.csv"
+for t in $threads; do
+	for b in futex bcs bcs-wf; do
+		LD_PRELOAD=$lib LOCKSWAP_BACKEND=$b LOCKSWAP_BCS_COUNTS=on \
+			"$bench" --threads "$t" --seconds "$secs" --json \
+			>"$out/run.json" 2>"$out/run.err" || true
+		"$py" - "$b" "$t" "$out/run.json" "$out/run.err" >>"$out/counts.csv" <<'PY'
+import json, re, sys
+b, t, jf, ef = sys.argv[1:5]
+try:
+    d = json.load(open(jf))
+except Exception:
+    sys.exit(0)
+keys = "slow_locks parks lost_races grants grants_parked retries retries_parked parked_skips own_cpu_waits".split()
+c = dict.fromkeys(keys, "")
+m = re.search(r"bcs counts: (.*)", open(ef).read())
+if m:
+    c.update(kv.split("=") for kv in m.group(1).split())
+print(",".join(str(x) for x in [b, t, d["ops"], d["total_ops"], d["throughput"], d["min_share"],
+                                 d["voluntary_switches"]] + [c[k] for k in keys]))
+PY
+	done
+done
+rm -f "$out/run.json" "$out/run.err"
+
+"$py" - "$out" "$threads" <<'PY' >"$out/bcs.md"
+import csv, json, os, sys
+out, threads = sys.argv[1], sys.argv[2].split()
+print(open(os.path.join(out, "head.md")).read())
+print("## Throughput against futex (target: bcs and bcs-wf >= 0.9x futex at min share >= 0.9)\n")
+print("| threads | backend | median ops/s | paired ratio to futex [95% CI] | min share (median) | target |")
+print("|---|---|---|---|---|---|")
+for t in threads:
+    p = os.path.join(out, f"ab-{t}.json")
+    if not os.path.exists(p):
+        print(f"| {t} | (ab failed: see ab-{t}.txt) | | | | |")
+        continue
+    d = json.load(open(p))
+    paired = {r["backend"]: r for r in d.get("paired", [])}
+    shares = {}
+    for r in d.get("runs", []):
+        if r.get("status") == "ok" and not r.get("warmup"):
+            v = (r.get("extras") or {}).get("min_share")
+            if v is not None:
+                shares.setdefault(r["backend"], []).append(v)
+    f = lambda x, k=3: "" if x is None else f"{x:.{k}f}"
+    for r in d.get("summary", []):
+        name = r["backend"]
+        ss = sorted(shares.get(name, []))
+        ms = ss[len(ss) // 2] if ss else None
+        pr = paired.get(name)
+        ratio = pr["ratio"] if pr else None
+        ci = f"{f(ratio)} [{f(pr['ci_low'])}, {f(pr['ci_high'])}]" if pr else "(baseline)"
+        tgt = ""
+        if name in ("bcs", "bcs-wf") and ratio is not None and ms is not None:
+            tgt = "met" if ratio >= 0.9 and ms >= 0.9 else "missed"
+        print(f"| {t} | {name} | {f(r.get('median'), 0)} | {ci} | {f(ms, 4)} | {tgt} |")
+print()
+print("## Hand-overs and wake-ups per 1000 acquisitions (one run each, LOCKSWAP_BCS_COUNTS)\n")
+print("grants: the lock handed to the FIFO head; grants to parked: that head was asleep, so the")
+print("lock waited for a wake-up; retries: the lock freed and the head woken to compete; parks:")
+print("waiters that slept; vcsw: the process's voluntary context switches in the window.\n")
+print("| backend | threads | ops/s | min share | vcsw | parks | grants | grants to parked | retries | retries to parked | lost races | parked skips |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+for r in csv.DictReader(open(os.path.join(out, "counts.csv"))):
+    ops, tot = float(r["ops"]) or 1, float(r["total_ops"]) or 1
+    bcs = r["backend"].startswith("bcs")
+    per = lambda k: "" if r[k] == "" or not bcs else f"{1000 * float(r[k]) / tot:.3f}"
+    print(f"| {r['backend']} | {r['threads']} | {float(r['throughput']):.0f} | {r['min_share']} | "
+          f"{1000 * float(r['vcsw']) / ops:.3f} | {per('parks')} | {per('grants')} | "
+          f"{per('grants_parked')} | {per('retries')} | {per('retries_parked')} | "
+          f"{per('lost_races')} | {per('parked_skips')} |")
+print(f"\nfinished, load: {open('/proc/loadavg').read().split()[:3]}")
+PY
+echo "bcs.sh: wrote $out/bcs.md"
