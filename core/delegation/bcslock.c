@@ -206,8 +206,9 @@ static int node_wait(struct ls_bcslock_node *n, uint32_t all, uint32_t any,
 				continue;
 			s |= LS_BCSN_SLEEP;
 		}
-		bump(&n->counts.parks);
 		int r = ls_park(&n->status, s, clock, abstime);
+		if (r != EAGAIN)  /* it slept (EAGAIN: the reply came first) */
+			bump(&n->counts.parks);
 		s = atomic_load_explicit(&n->status, memory_order_acquire);
 		if (r == ETIMEDOUT && !satisfied(s, all, any))
 			return ETIMEDOUT;
@@ -218,16 +219,14 @@ static int node_wait(struct ls_bcslock_node *n, uint32_t all, uint32_t any,
 	return 0;
 }
 
-/* One reply: the publisher's last access to n.  Returns whether n's
- * owner was parked (or about to park): the reply costs it a wake-up. */
+/* One reply: the publisher's last access to n.  Returns whether it woke
+ * n's owner from a sleep in the kernel (not merely announced: a waiter
+ * that set SLEEP and then saw the reply does not sleep). */
 static bool reply(struct ls_bcslock_node *n, uint32_t flags)
 {
 	/* release: pairs with the owner's acquire in node_wait(). */
 	uint32_t old = atomic_fetch_or_explicit(&n->status, flags, memory_order_release);
-	if (!(old & LS_BCSN_SLEEP))
-		return false;
-	ls_unpark(&n->status, 1);
-	return true;
+	return (old & LS_BCSN_SLEEP) && ls_unpark(&n->status, 1) > 0;
 }
 
 /* ---- the FIFO of queued waiters (consumer only) ----------------------- */

@@ -165,12 +165,13 @@ struct ls_bcslock_node {
  */
 /* The fields of struct ls_bcslock_counts:
  *   slow_locks      lock calls that submitted a LOCK
- *   parks           the owner parked on its node (a futex wait)
+ *   parks           the owner slept on its node (a futex wait that slept)
  *   lost_races      woken with RETRY, the owner found the lock taken
  *   grants          hand-offs: the lock given to the FIFO head
- *   grants_parked   ... whose owner was parked: the lock waits for a wake-up
+ *   grants_parked   ... whose owner the reply woke from a sleep: the lock
+ *                   waited for that wake-up
  *   retries         the lock freed and the FIFO head told to compete
- *   retries_parked  ... whose owner was parked (a wake-up, off the lock's
+ *   retries_parked  ... whose owner the reply woke (a wake-up, off the lock's
  *                   critical path: the lock is free meanwhile)
  *   parked_skips    RETRY instead of a hand-off because the head was parked
  *                   (threads <= CPUs, LS_BCSL_HANDOFF_PARKED_AFTER)

@@ -20,6 +20,7 @@
 #include "../../backends/backend.h"
 #include "../../core/delegation/bcs.h"
 #include "../../core/delegation/bcslock.h"
+#include "../../core/runtime/wait.h"
 #include "../../core/runtime/spin.h"
 #include "../../core/runtime/thread.h"
 #include "../deadline.h"
@@ -507,13 +508,18 @@ static void bcs_wf_timed_race(void **st) { run_timed_race("bcs-wf"); }
 
 /* Hand-over policy: the FIFO head is first woken to compete (RETRY); if
  * it loses the race it re-queues at the front and the next unlock hands
- * it the lock directly, so the lock stays held across that unlock.
+ * it the lock directly, so the lock stays held across that unlock.  While
+ * every thread has a CPU of its own, a head that is parked is instead woken
+ * with RETRY again, until it has lost LS_BCSL_HANDOFF_PARKED_AFTER races:
+ * no hand-over waits for a wake-up while a running thread can take the
+ * lock.  ls_wait_set_cpus() chooses the case.
  *
- * The test makes the waiter lose that race every time: both threads run on
- * one CPU and the waiter is SCHED_IDLE, which never preempts a normal
- * thread on wake-up, so the test thread's trylock right after the unlock
- * always comes first.  The test thread sleeps (never yields) while it waits
- * for the waiter to act, so the CPU goes idle and the waiter runs. */
+ * The test makes the waiter lose every race: both threads run on one CPU
+ * and the waiter is SCHED_IDLE, which never preempts a normal thread on
+ * wake-up, so the test thread's trylock right after the unlock comes
+ * first (an attempt where it does not is skipped).  The test thread sleeps
+ * (never yields) while it waits for the waiter to act, so the CPU goes idle
+ * and the waiter runs. */
 static _Atomic int w_holds, w_release;
 static struct ls_thread *_Atomic w_rec;
 
@@ -536,12 +542,23 @@ static uint32_t w_status(void)
 	return t ? atomic_load(&ls_bcslock_node_of(t)->status) : 0;
 }
 
-static void run_handoff(const char *name)
+/* Until the waiter's LOCK is queued and it is parked on its node. */
+static void await_parked_in_queue(void)
+{
+	const uint32_t mask = LS_BCSN_RELEASED | LS_BCSN_GRANTED | LS_BCSN_RETRY | LS_BCSN_SLEEP;
+	while ((w_status() & mask) != (LS_BCSN_RELEASED | LS_BCSN_SLEEP))
+		usleep(100);
+}
+
+/* cpus: what the waiting policy is told the process may use; offers: how
+ * many RETRY wake-ups the waiter gets before the hand-off. */
+static void run_handoff(const char *name, unsigned cpus, unsigned offers)
 {
 	unsigned saved = atomic_load(&ls_spin_limit);
 	int observed = 0;
 	ops = backend(name);
 	atomic_store(&ls_spin_limit, 0);
+	ls_wait_set_cpus(cpus);
 	cpu_set_t all, one;
 	assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof all, &all), 0);
 	CPU_ZERO(&one);
@@ -553,26 +570,33 @@ static void run_handoff(const char *name)
 	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
 	for (int attempt = 0; attempt < 100 && !observed; attempt++) {
 		pthread_t t;
+		struct ls_bcslock_counts c0, c1;
 		memset(state, 0, sizeof state);
 		atomic_store(&w_rec, NULL);
 		atomic_store(&w_holds, 0);
 		atomic_store(&w_release, 0);
 		assert_int_equal(ops->lock(state), 0);
 		pthread_create(&t, NULL, handoff_waiter, NULL); /* inherits the one CPU */
-		while ((w_status() & (LS_BCSN_RELEASED | LS_BCSN_GRANTED | LS_BCSN_RETRY)) !=
-		       LS_BCSN_RELEASED)
-			usleep(100);                /* queued */
-		ops->unlock(state);                 /* wakes it with RETRY */
-		assert_true(w_status() & (LS_BCSN_RETRY | LS_BCSN_GRANTED));
-		if (ops->trylock(state) == 0) {     /* we barged: it lost */
-			uint32_t s;
-			while (((s = w_status()) & (LS_BCSN_RELEASED | LS_BCSN_GRANTED |
-			                            LS_BCSN_RETRY)) != LS_BCSN_RELEASED)
-				usleep(100);        /* re-queued (at the front) */
-			ops->unlock(state);         /* must hand off */
-			assert_true(ops->is_locked(state));
+		await_parked_in_queue();
+		ls_bcslock_counts_sum(&c0);
+		unsigned retries = 0;
+		for (;;) {
+			ops->unlock(state);
+			if (ops->is_locked(state))
+				break;                          /* handed off */
+			assert_true(w_status() & LS_BCSN_RETRY);
+			retries++;
+			if (ops->trylock(state) != 0)
+				break;                          /* it won: attempt skipped */
+			await_parked_in_queue();                /* lost: re-queued at the front */
+		}
+		if (ops->is_locked(state) && (w_status() & LS_BCSN_GRANTED)) {
 			assert_int_equal(ops->trylock(state), EBUSY);
-			assert_true(w_status() & LS_BCSN_GRANTED);
+			assert_int_equal(retries, offers);
+			ls_bcslock_counts_sum(&c1);
+			assert_int_equal(c1.parked_skips - c0.parked_skips, offers - 1);
+			assert_int_equal(c1.grants - c0.grants, 1);
+			assert_int_equal(c1.retries - c0.retries, offers);
 			observed = 1;
 		}
 		atomic_store(&w_release, 1);
@@ -581,12 +605,23 @@ static void run_handoff(const char *name)
 		assert_idle();
 	}
 	atomic_store(&ls_spin_limit, saved);
+	ls_wait_set_cpus(0);
 	pthread_setaffinity_np(pthread_self(), sizeof all, &all);
 	assert_true(observed);
 }
 
-static void bcs_handoff_after_lost_race(void **st) { run_handoff("bcs"); }
-static void bcs_wf_handoff_after_lost_race(void **st) { run_handoff("bcs-wf"); }
+/* One CPU: more threads than CPUs, the hand-off after one lost race. */
+static void bcs_handoff_after_lost_race(void **st) { run_handoff("bcs", 1, 1); }
+static void bcs_wf_handoff_after_lost_race(void **st) { run_handoff("bcs-wf", 1, 1); }
+/* Many CPUs: a parked head is woken to compete, not handed the lock. */
+static void bcs_parked_head_woken_not_handed(void **st)
+{
+	run_handoff("bcs", 64, LS_BCSL_HANDOFF_PARKED_AFTER);
+}
+static void bcs_wf_parked_head_woken_not_handed(void **st)
+{
+	run_handoff("bcs-wf", 64, LS_BCSL_HANDOFF_PARKED_AFTER);
+}
 
 /* ---- fork ------------------------------------------------------------- */
 
@@ -728,6 +763,8 @@ int main(void)
 		cmocka_unit_test(bcs_wf_timed_race),
 		cmocka_unit_test(bcs_handoff_after_lost_race),
 		cmocka_unit_test(bcs_wf_handoff_after_lost_race),
+		cmocka_unit_test(bcs_parked_head_woken_not_handed),
+		cmocka_unit_test(bcs_wf_parked_head_woken_not_handed),
 		cmocka_unit_test(bcs_fork),
 		cmocka_unit_test(bcs_wf_fork),
 	};
