@@ -156,11 +156,11 @@ static bool own_cpu(void)
 
 /* A queued waiter's spin (LS_SPIN_UNTIL's shape): while every thread has
  * a CPU, with a queue waiter's budget and no place in the spinner count
- * (wait.h, ls_spin_start_own_cpu): the hand-over policy (on_unlock) gives
- * the lock straight to a waiter only while it runs, and a waiter that
- * parked there could only be woken, never handed the lock, at a cost of a
- * wake-up per acquisition (issue 38).  With more threads than CPUs, the
- * ordinary spin: a spinner there takes a CPU from a thread that could run. */
+ * (wait.h, ls_spin_start_own_cpu): a queued waiter that parks reaches the
+ * head asleep, and then either its hand-off waits for its wake-up or
+ * (skip_parked) it is skipped until it has lost a few races (issue 38).
+ * With more threads than CPUs, the ordinary spin: a spinner there takes a
+ * CPU from a thread that could run. */
 #define LS_SPIN_UNTIL_QUEUED(n, COND)                                     \
 	__extension__({                                                  \
 		bool won_ = (COND);                                      \

@@ -47,6 +47,11 @@
  * a parked waiter starve.  One lost race then hand-off (as the Linux
  * mutex's HANDOFF bit) keeps the throughput of a barging lock and bounds
  * the bypass.  LS_BCSL_HANDOFF_AFTER sets the number of lost races.
+ * While every thread of the process has a CPU of its own, a head that is
+ * parked (asleep in the kernel) is woken with RETRY again instead of being
+ * handed the lock, until it has lost LS_BCSL_HANDOFF_PARKED_AFTER races:
+ * a hand-off to a sleeping thread keeps the lock idle for a wake-up (~7 us
+ * on a 16-core VM) while the threads that run could take it (issue 38).
  *
  * Fairness: FIFO among queued waiters; a waiter can be overtaken only by
  * threads that take the lock during its one wake-up window (bounded in
@@ -57,7 +62,12 @@
  *
  * Waiting (core/runtime/wait.h): spin on the fast path while nobody is queued,
  * then submit, then spin on the node's status, then park on it; after a
- * RETRY wake-up, one trylock plus a spin before re-queuing.  A waiter
+ * RETRY wake-up, one trylock plus a spin before re-queuing.  The spin on
+ * the node, while every thread has a CPU of its own (ls_thread_live() <=
+ * CPUs), takes no place in the spinner count and has a queue waiter's
+ * budget (ls_spin_start_own_cpu): with the bound of CPUs - 2 spinners,
+ * 16 threads on 16 CPUs left one queued waiter or more asleep at every
+ * moment, and FIFO order brought each of them to the head asleep.  A waiter
  * cancelled while parked takes its LOCK back with a CANCEL, as a timeout
  * does; a contended unlock is never cut by cancellation.
  *

@@ -38,16 +38,16 @@ fi
 for t in $threads; do
 	"$py" scripts/lockswap ab -q -b futex -b glibc -b bcs -b bcs-wf --runs "$runs" --warmup 1 \
 		--json-key throughput --extra-key min_share --out "$out/ab-$t" -- \
-		"$bench" --threads "$t" --seconds "$secs" --json >"$out/ab-$t.txt" 2>&1 || true
+		"$bench" --threads "$t" --seconds "$secs" --cs-work 10 --ncs-work 10 --json >"$out/ab-$t.txt" 2>&1 || true
 done
 
 # Counters: one run per backend and thread count.  bcs's counters come on
 # stderr at exit; mutexbench's JSON on stdout.
-echo "backend,threads,ops,total_ops,throughput,min_share,vcsw,slow_locks,parks,lost_races,grants,grants_parked,retries,retries_parked,parked_skips,own_cpu_waits" >"$out/counts.csv"
+echo "backend,threads,ops,total_ops,throughput,min_share,vcsw,ivcsw,slow_locks,parks,lost_races,grants,grants_parked,retries,retries_parked,parked_skips,own_cpu_waits" >"$out/counts.csv"
 for t in $threads; do
 	for b in futex bcs bcs-wf; do
 		LD_PRELOAD=$lib LOCKSWAP_BACKEND=$b LOCKSWAP_BCS_COUNTS=on \
-			"$bench" --threads "$t" --seconds "$secs" --json \
+			"$bench" --threads "$t" --seconds "$secs" --cs-work 10 --ncs-work 10 --json \
 			>"$out/run.json" 2>"$out/run.err" || true
 		"$py" - "$b" "$t" "$out/run.json" "$out/run.err" >>"$out/counts.csv" <<'PY'
 import json, re, sys
@@ -62,7 +62,7 @@ m = re.search(r"bcs counts: (.*)", open(ef).read())
 if m:
     c.update(kv.split("=") for kv in m.group(1).split())
 print(",".join(str(x) for x in [b, t, d["ops"], d["total_ops"], d["throughput"], d["min_share"],
-                                 d["voluntary_switches"]] + [c[k] for k in keys]))
+                                 d["voluntary_switches"], d["involuntary_switches"]] + [c[k] for k in keys]))
 PY
 	done
 done
@@ -104,15 +104,19 @@ print()
 print("## Hand-overs and wake-ups per 1000 acquisitions (one run each, LOCKSWAP_BCS_COUNTS)\n")
 print("grants: the lock handed to the FIFO head; grants to parked: that head was asleep, so the")
 print("lock waited for a wake-up; retries: the lock freed and the head woken to compete; parks:")
-print("waiters that slept; vcsw: the process's voluntary context switches in the window.\n")
-print("| backend | threads | ops/s | min share | vcsw | parks | grants | grants to parked | retries | retries to parked | lost races | parked skips |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("waiters that slept; vcsw / ivcsw: the process's voluntary / involuntary context switches in")
+print("the window; own-CPU waits: queued waits that found every thread with a CPU of its own (no")
+print("spinner bound; if 0 at 16 threads, the process had more threads with a record than CPUs).")
+print("Per 1000 acquisitions of the whole run (vcsw, ivcsw: of the measured window).\n")
+print("| backend | threads | ops/s | min share | vcsw | ivcsw | own-CPU waits | parks | grants | grants to parked | retries | retries to parked | lost races | parked skips |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in csv.DictReader(open(os.path.join(out, "counts.csv"))):
     ops, tot = float(r["ops"]) or 1, float(r["total_ops"]) or 1
     bcs = r["backend"].startswith("bcs")
     per = lambda k: "" if r[k] == "" or not bcs else f"{1000 * float(r[k]) / tot:.3f}"
     print(f"| {r['backend']} | {r['threads']} | {float(r['throughput']):.0f} | {r['min_share']} | "
-          f"{1000 * float(r['vcsw']) / ops:.3f} | {per('parks')} | {per('grants')} | "
+          f"{1000 * float(r['vcsw']) / ops:.3f} | {1000 * float(r['ivcsw']) / ops:.3f} | "
+          f"{per('own_cpu_waits')} | {per('parks')} | {per('grants')} | "
           f"{per('grants_parked')} | {per('retries')} | {per('retries_parked')} | "
           f"{per('lost_races')} | {per('parked_skips')} |")
 print(f"\nfinished, load: {open('/proc/loadavg').read().split()[:3]}")
