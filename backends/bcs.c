@@ -15,6 +15,8 @@ _Static_assert(sizeof(struct ls_bcslock) <= LS_LOCK_STATE_BYTES, "state fits");
 static const struct ls_option bcs_settings[] = {
 	LS_SETTING(BCS_COUNTS, BOOL, "off", 0, 1, "", &ls_bcslock_counts_on,
 		"bcs, bcs-wf: print the hand-over counters (hand-offs and wake-ups of parked waiters) to stderr at exit")
+	LS_SETTING(BCS_OWN_CPU, BOOL, "on", 0, 1, "", &ls_bcslock_own_cpu_on,
+		"bcs, bcs-wf: while threads <= CPUs, queued waiters spin without the spinner bound and a parked FIFO head is woken to compete, not handed the lock; off = the policy before (for A/B runs)")
 	LS_SETTINGS_END
 };
 

@@ -120,6 +120,7 @@ static inline void bump(_Atomic uint64_t *c)
 }
 
 _Atomic unsigned ls_bcslock_counts_on;
+_Atomic unsigned ls_bcslock_own_cpu_on = 1;
 
 static struct ls_bcslock_node spare;
 
@@ -148,10 +149,13 @@ void ls_bcslock_counts_sum(struct ls_bcslock_counts *out)
 
 /* ---- waiting and replying --------------------------------------------- */
 
-/* Every thread of the process has a CPU of its own. */
+/* Every thread of the process has a CPU of its own (and the rules for
+ * that case are on: LOCKSWAP_BCS_OWN_CPU). */
 static bool own_cpu(void)
 {
-	return ls_thread_live() <= ls_wait_cpus();
+	/* relaxed: set once at start-up. */
+	return atomic_load_explicit(&ls_bcslock_own_cpu_on, memory_order_relaxed) &&
+	       ls_thread_live() <= ls_wait_cpus();
 }
 
 /* A queued waiter's spin (LS_SPIN_UNTIL's shape): while every thread has
@@ -334,9 +338,7 @@ static bool skip_parked(struct ls_bcslock_node *head)
 	 * lock and woken, as before. */
 	if (!(atomic_load_explicit(&head->status, memory_order_relaxed) & LS_BCSN_SLEEP))
 		return false;
-	if (ls_thread_live() > ls_wait_cpus())
-		return false;
-	return true;
+	return own_cpu();
 }
 
 static void on_unlock(struct ls_bcslock *l, struct ls_bcslock_node *n)

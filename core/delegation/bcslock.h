@@ -192,6 +192,10 @@ struct ls_bcslock_node {
 void ls_bcslock_counts_sum(struct ls_bcslock_counts *out);
 /* LOCKSWAP_BCS_COUNTS (backends/bcs.c): print the sum at exit. */
 extern _Atomic unsigned ls_bcslock_counts_on;
+/* LOCKSWAP_BCS_OWN_CPU (backends/bcs.c, default on): the waiting and
+ * hand-over rules for threads <= CPUs (above); off = the policy before
+ * them, for A/B runs. */
+extern _Atomic unsigned ls_bcslock_own_cpu_on;
 
 /* The calling thread's node (NULL only if mmap failed). */
 struct ls_bcslock_node *ls_bcslock_node_self(void);

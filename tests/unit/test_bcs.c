@@ -622,6 +622,13 @@ static void bcs_wf_parked_head_woken_not_handed(void **st)
 {
 	run_handoff("bcs-wf", 64, LS_BCSL_HANDOFF_PARKED_AFTER);
 }
+/* LOCKSWAP_BCS_OWN_CPU=off: the policy before, whatever the CPUs. */
+static void bcs_own_cpu_off_hands_off(void **st)
+{
+	atomic_store(&ls_bcslock_own_cpu_on, 0);
+	run_handoff("bcs", 64, 1);
+	atomic_store(&ls_bcslock_own_cpu_on, 1);
+}
 
 /* ---- fork ------------------------------------------------------------- */
 
@@ -765,6 +772,7 @@ int main(void)
 		cmocka_unit_test(bcs_wf_handoff_after_lost_race),
 		cmocka_unit_test(bcs_parked_head_woken_not_handed),
 		cmocka_unit_test(bcs_wf_parked_head_woken_not_handed),
+		cmocka_unit_test(bcs_own_cpu_off_hands_off),
 		cmocka_unit_test(bcs_fork),
 		cmocka_unit_test(bcs_wf_fork),
 	};
