@@ -369,6 +369,46 @@ static void bcs_wf_mutex_exclusion(void **st) { run_mutex("bcs-wf", LS_SPIN_ADAP
 /* LOCKSWAP_SPIN=0: every contended call queues and parks. */
 static void bcs_mutex_exclusion_nospin(void **st) { run_mutex("bcs", 0); }
 static void bcs_wf_mutex_exclusion_nospin(void **st) { run_mutex("bcs-wf", 0); }
+/* The same while the waiting policy believes every thread has a CPU of
+ * its own (the rules of LOCKSWAP_BCS_OWN_CPU; with no spinning every
+ * queued waiter parks, so a parked head is skipped whenever threads meet
+ * there).  Exclusion only: how often they meet is up to the scheduler. */
+static pthread_barrier_t own_start;
+
+/* hammer(), started together so that the threads overlap. */
+static void *own_hammer(void *arg)
+{
+	pthread_barrier_wait(&own_start);
+	return hammer(arg);
+}
+
+static void run_mutex_own_cpu(const char *name, unsigned spin)
+{
+	pthread_t th[NTHREADS];
+	unsigned saved = atomic_load(&ls_spin_limit);
+	ops = backend(name);
+	memset(state, 0, sizeof state);
+	counter = 0;
+	atomic_store(&mx_overlaps, 0);
+	atomic_store(&ls_spin_limit, spin);
+	ls_wait_set_cpus(1024);
+	pthread_barrier_init(&own_start, NULL, NTHREADS);
+	for (int i = 0; i < NTHREADS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, own_hammer, NULL), 0);
+	for (int i = 0; i < NTHREADS; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&own_start);
+	ls_wait_set_cpus(0);
+	atomic_store(&ls_spin_limit, saved);
+	assert_int_equal(counter, (long)NTHREADS * PER_THREAD);
+	assert_int_equal(atomic_load(&mx_overlaps), 0);
+	assert_false(ops->is_locked(state));
+	assert_idle();
+}
+static void bcs_mutex_exclusion_own_cpu(void **st) { run_mutex_own_cpu("bcs", LS_SPIN_ADAPTIVE); }
+static void bcs_wf_mutex_exclusion_own_cpu(void **st) { run_mutex_own_cpu("bcs-wf", LS_SPIN_ADAPTIVE); }
+static void bcs_mutex_exclusion_own_cpu_nospin(void **st) { run_mutex_own_cpu("bcs", 0); }
+static void bcs_wf_mutex_exclusion_own_cpu_nospin(void **st) { run_mutex_own_cpu("bcs-wf", 0); }
 
 static void *try_other(void *arg)
 {
@@ -762,6 +802,10 @@ int main(void)
 		cmocka_unit_test(bcs_wf_mutex_exclusion),
 		cmocka_unit_test(bcs_mutex_exclusion_nospin),
 		cmocka_unit_test(bcs_wf_mutex_exclusion_nospin),
+		cmocka_unit_test(bcs_mutex_exclusion_own_cpu),
+		cmocka_unit_test(bcs_wf_mutex_exclusion_own_cpu),
+		cmocka_unit_test(bcs_mutex_exclusion_own_cpu_nospin),
+		cmocka_unit_test(bcs_wf_mutex_exclusion_own_cpu_nospin),
 		cmocka_unit_test(bcs_trylock),
 		cmocka_unit_test(bcs_wf_trylock),
 		cmocka_unit_test(bcs_timedlock),
