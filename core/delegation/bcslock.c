@@ -112,7 +112,8 @@ static bool node_dead(struct ls_bcslock_node *n)
 
 /* ---- counters (LOCKSWAP_BCS_COUNTS) ------------------------------------ */
 
-/* One writer per field at a time (bcslock.h): no read-modify-write. */
+/* One writer per field at a time (bcslock.h): no read-modify-write.
+ * Always counted (a few stores on slow paths only); printed on request. */
 static inline void bump(_Atomic uint64_t *c)
 {
 	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
@@ -328,8 +329,9 @@ static void on_lock(struct ls_bcslock *l, struct ls_bcslock_node *n)
 /* Whether a head that has lost a race should still not be handed the lock,
  * because it is parked: while every thread has a CPU of its own, the
  * threads that run take the lock on while the head wakes up (RETRY), up to
- * LS_BCSL_HANDOFF_PARKED_AFTER lost races.  With more threads than CPUs a
- * running thread is not waiting to take it, so the hand-off stays. */
+ * LS_BCSL_HANDOFF_PARKED_AFTER lost races.  With more threads than CPUs
+ * the hand-off stays as it was: there a wake-up per FIFO hand-over is the
+ * price of the order (issue 38 records it, docs/results.md section 14). */
 static bool skip_parked(struct ls_bcslock_node *head)
 {
 	if (head->tries >= LS_BCSL_HANDOFF_PARKED_AFTER)
