@@ -8,16 +8,25 @@
 #                        LOCKSWAP_BCS_OWN_CPU=off, the policy before issue 38
 #   counts.csv           hand-over counters (LOCKSWAP_BCS_COUNTS) and context
 #                        switches per 1000 acquisitions, one run per backend and T
+#   native/              lockswap_with over bcs, bcs-wf, combining against a
+#                        pthread mutex (docs/results/native/run.sh), 3 rounds
 #   bcs.md               the table: ratio to futex (paired), min share, and the
-#                        target ">= 0.9x futex at min share >= 0.9"; the counters
+#                        target ">= 0.9x futex at min share >= 0.9"; the counters;
+#                        the native summary
 # Budget: under 2 minutes on 16 cores (2 x 5 arms x 6 rounds x ~0.8 s with
-# start-up and warm-up, then 8 counter runs of 0.5 s; ~60 s in all).
+# start-up and warm-up, 8 counter runs of 0.5 s, 2 x 5 x 3 native runs of
+# 0.4 s; ~80 s in all).
 # LS_MANYCORE_QUICK=1: threads 2, 0.1 s, 2 rounds (to check that it runs).
 set -eu
 out=${1:?usage: bash scripts/manycore/bcs.sh OUTDIR}
 mkdir -p "$out"
-py=/usr/bin/python3
-[ -x "$py" ] || py=python3
+# A python3 with numpy (scripts/lockswap needs it): /usr/bin/python3 here,
+# the one on PATH on the 16-core machine.
+py=
+for p in /usr/bin/python3 python3; do
+	if "$p" -c 'import numpy' 2>/dev/null; then py=$p; break; fi
+done
+[ -n "$py" ] || { echo "bcs.sh: no python3 with numpy" >&2; exit 2; }
 lib=$PWD/liblockswap.so
 bench=build/bench/mutexbench
 for f in "$lib" "$bench" scripts/lockswap; do
@@ -41,6 +50,17 @@ for t in $threads; do
 		--json-key throughput --extra-key min_share --out "$out/ab-$t" -- \
 		"$bench" --threads "$t" --seconds "$secs" --cs-work 10 --ncs-work 10 --json >"$out/ab-$t.txt" 2>&1 || true
 done
+
+# The text's own form, where the consumer runs the closures: lockswap_with
+# over bcs, bcs-wf and combining against a pthread mutex under futex and
+# glibc (docs/results/native/run.sh; its summary goes into bcs.md).
+if [ "${LS_MANYCORE_QUICK:-0}" = 1 ]; then nrounds=1 ndur=0.05; else nrounds=3 ndur=0.3; fi
+# run.sh summarises with /usr/bin/python3, which may lack numpy: summarise again.
+mkdir -p "$out/native"
+ROUNDS=$nrounds THREADS="$threads" DUR=$ndur WARMUP=0.1 \
+	bash docs/results/native/run.sh "$out/native" >"$out/native/run.txt" 2>&1 || true
+"$py" docs/results/native/summary.py "$out/native/raw.jsonl" >"$out/native/summary.md" 2>>"$out/native/run.txt" ||
+	{ echo "bcs.sh: the native run failed (see $out/native/run.txt)" >&2; rm -f "$out/native/summary.md"; }
 
 # Counters: one run per backend and thread count.  bcs's counters come on
 # stderr at exit; mutexbench's JSON on stdout.
@@ -125,6 +145,10 @@ for r in csv.DictReader(open(os.path.join(out, "counts.csv"))):
           f"{per('own_cpu_waits')} | {per('parks')} | {per('grants')} | "
           f"{per('grants_parked')} | {per('retries')} | {per('retries_parked')} | "
           f"{per('lost_races')} | {per('parked_skips')} |")
+nat = os.path.join(out, "native", "summary.md")
+if os.path.exists(nat):
+    print("\n## The native API (lockswap_with), docs/results/native/run.sh\n")
+    print(open(nat).read())
 print(f"\nfinished, load: {open('/proc/loadavg').read().split()[:3]}")
 PY
 # Keep the folder small (8 files): the .md and .json hold what the .csv and plot do.
