@@ -110,7 +110,78 @@ static bool node_dead(struct ls_bcslock_node *n)
 	                                        memory_order_relaxed) == LS_THREAD_DEAD;
 }
 
+/* ---- counters (LOCKSWAP_BCS_COUNTS) ------------------------------------ */
+
+/* One writer per field at a time (bcslock.h): no read-modify-write.
+ * Always counted (a few stores on slow paths only); printed on request. */
+static inline void bump(_Atomic uint64_t *c)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+	                      memory_order_relaxed);
+}
+
+_Atomic unsigned ls_bcslock_counts_on;
+_Atomic unsigned ls_bcslock_own_cpu_on = 1;
+
+static struct ls_bcslock_node spare;
+
+static void add_counts(struct ls_bcslock_counts *to, struct ls_bcslock_counts *from)
+{
+	_Atomic uint64_t *t = &to->slow_locks, *f = &from->slow_locks;
+	size_t n = sizeof *to / sizeof to->slow_locks;
+	for (size_t i = 0; i < n; i++)
+		atomic_store_explicit(&t[i], atomic_load_explicit(&t[i], memory_order_relaxed) +
+		                                     atomic_load_explicit(&f[i], memory_order_relaxed),
+		                      memory_order_relaxed);
+}
+
+void ls_bcslock_counts_sum(struct ls_bcslock_counts *out)
+{
+	*out = (struct ls_bcslock_counts){ 0 };
+	add_counts(out, &spare.counts);
+	for (uint32_t k = 0; k < MAX_SLABS; k++) {
+		struct ls_bcslock_node *s = atomic_load_explicit(&slabs[k], memory_order_acquire);
+		if (!s)
+			continue;
+		for (uint32_t i = 0; i < PER_SLAB; i++)
+			add_counts(out, &s[i].counts);
+	}
+}
+
 /* ---- waiting and replying --------------------------------------------- */
+
+/* Every thread of the process has a CPU of its own (and the rules for
+ * that case are on: LOCKSWAP_BCS_OWN_CPU). */
+static bool own_cpu(void)
+{
+	/* relaxed: set once at start-up. */
+	return atomic_load_explicit(&ls_bcslock_own_cpu_on, memory_order_relaxed) &&
+	       ls_thread_live() <= ls_wait_cpus();
+}
+
+/* A queued waiter's spin (LS_SPIN_UNTIL's shape): while every thread has
+ * a CPU, with a queue waiter's budget and no place in the spinner count
+ * (wait.h, ls_spin_start_own_cpu): a queued waiter that parks reaches the
+ * head asleep, and then either its hand-off waits for its wake-up or
+ * (skip_parked) it is skipped until it has lost a few races (issue 38).
+ * With more threads than CPUs, the ordinary spin: a spinner there takes a
+ * CPU from a thread that could run. */
+#define LS_SPIN_UNTIL_QUEUED(n, COND)                                     \
+	__extension__({                                                  \
+		bool won_ = (COND);                                      \
+		struct ls_spin s_;                                       \
+		bool own_ = !won_ && own_cpu();                          \
+		if (own_)                                                \
+			bump(&(n)->counts.own_cpu_waits);                \
+		if (!won_ && (own_ ? ls_spin_start_own_cpu(&s_, (n))     \
+		                   : ls_spin_start(&s_, (n)))) {         \
+			while (ls_spin_more(&s_))                        \
+				if ((won_ = (COND)))                     \
+					break;                           \
+			ls_spin_stop(&s_, won_);                         \
+		}                                                        \
+		won_;                                                    \
+	})
 
 static bool satisfied(uint32_t s, uint32_t all, uint32_t any)
 {
@@ -125,8 +196,9 @@ static int node_wait(struct ls_bcslock_node *n, uint32_t all, uint32_t any,
 {
 	/* acquire: pairs with the consumer's release fetch_or in reply(). */
 	uint32_t s;
-	LS_SPIN_UNTIL(n, satisfied(s = atomic_load_explicit(&n->status, memory_order_acquire),
-	                           all, any));
+	LS_SPIN_UNTIL_QUEUED(n, satisfied(s = atomic_load_explicit(&n->status,
+	                                                           memory_order_acquire),
+	                                  all, any));
 	while (!satisfied(s, all, any)) {
 		if (abstime && ls_timespec_negative(abstime))
 			return ETIMEDOUT;
@@ -140,6 +212,8 @@ static int node_wait(struct ls_bcslock_node *n, uint32_t all, uint32_t any,
 			s |= LS_BCSN_SLEEP;
 		}
 		int r = ls_park(&n->status, s, clock, abstime);
+		if (r != EAGAIN)  /* it slept (EAGAIN: the reply came first) */
+			bump(&n->counts.parks);
 		s = atomic_load_explicit(&n->status, memory_order_acquire);
 		if (r == ETIMEDOUT && !satisfied(s, all, any))
 			return ETIMEDOUT;
@@ -150,13 +224,14 @@ static int node_wait(struct ls_bcslock_node *n, uint32_t all, uint32_t any,
 	return 0;
 }
 
-/* One reply: the publisher's last access to n. */
-static void reply(struct ls_bcslock_node *n, uint32_t flags)
+/* One reply: the publisher's last access to n.  Returns whether it woke
+ * n's owner from a sleep in the kernel (not merely announced: a waiter
+ * that set SLEEP and then saw the reply does not sleep). */
+static bool reply(struct ls_bcslock_node *n, uint32_t flags)
 {
 	/* release: pairs with the owner's acquire in node_wait(). */
 	uint32_t old = atomic_fetch_or_explicit(&n->status, flags, memory_order_release);
-	if (old & LS_BCSN_SLEEP)
-		ls_unpark(&n->status, 1);
+	return (old & LS_BCSN_SLEEP) && ls_unpark(&n->status, 1) > 0;
 }
 
 /* ---- the FIFO of queued waiters (consumer only) ----------------------- */
@@ -251,6 +326,23 @@ static void on_lock(struct ls_bcslock *l, struct ls_bcslock_node *n)
 	n->reply = LS_BCSN_RELEASED;
 }
 
+/* Whether a head that has lost a race should still not be handed the lock,
+ * because it is parked: while every thread has a CPU of its own, the
+ * threads that run take the lock on while the head wakes up (RETRY), up to
+ * LS_BCSL_HANDOFF_PARKED_AFTER lost races.  With more threads than CPUs
+ * the hand-off stays as it was: there a wake-up per FIFO hand-over is the
+ * price of the order (issue 38 records it, docs/results.md section 14). */
+static bool skip_parked(struct ls_bcslock_node *head)
+{
+	if (head->tries >= LS_BCSL_HANDOFF_PARKED_AFTER)
+		return false;
+	/* relaxed: a hint; a head parking just after the test is handed the
+	 * lock and woken, as before. */
+	if (!(atomic_load_explicit(&head->status, memory_order_relaxed) & LS_BCSN_SLEEP))
+		return false;
+	return own_cpu();
+}
+
 static void on_unlock(struct ls_bcslock *l, struct ls_bcslock_node *n)
 {
 	uint32_t w = word_fresh(l);
@@ -261,7 +353,8 @@ static void on_unlock(struct ls_bcslock *l, struct ls_bcslock_node *n)
 		        node_by_id(node_by_id(l->fifo_tail)->fifo_next);
 		fifo_unlink(l, head);   /* word is LOCKED[|WAITERS|epoch] */
 		n->grantee = head;
-		if (head->tries >= LS_BCSL_HANDOFF_AFTER) {
+		n->skipped = head->tries >= LS_BCSL_HANDOFF_AFTER && skip_parked(head);
+		if (head->tries >= LS_BCSL_HANDOFF_AFTER && !n->skipped) {
 			head->where = WHERE_OWNER;
 			n->grant = LS_BCSN_GRANTED;
 			return;
@@ -310,8 +403,22 @@ static void done(struct ls_bcs_node *q, void *ctx)
 {
 	struct ls_bcslock_node *n = (struct ls_bcslock_node *)q;
 	uint32_t flags = n->reply;
-	if (n->op == LS_BCSN_UNLOCK && n->grantee)
-		reply(n->grantee, n->grant);
+	if (n->op == LS_BCSN_UNLOCK && n->grantee) {
+		uint32_t grant = n->grant;
+		bool parked = reply(n->grantee, grant);
+		struct ls_bcslock_counts *c = &n->counts;
+		if (grant & LS_BCSN_GRANTED) {
+			bump(&c->grants);
+			if (parked)
+				bump(&c->grants_parked);
+		} else {
+			bump(&c->retries);
+			if (parked)
+				bump(&c->retries_parked);
+			if (n->skipped)
+				bump(&c->parked_skips);
+		}
+	}
 	reply(n, flags);
 }
 
@@ -343,7 +450,6 @@ static void submit(struct ls_bcslock *l, struct ls_bcslock_node *n, bool wf)
 
 /* ---- without a node (mmap failed): poll, and one shared spare --------- */
 
-static struct ls_bcslock_node spare;
 static _Atomic uint32_t spare_busy;
 
 /* ---- slow paths ------------------------------------------------------- */
@@ -427,6 +533,7 @@ int ls_bcslock_lock_slow(struct ls_bcslock *l, bool wf, clockid_t clock,
 	struct leave_ctx ctx = { l, n, wf };
 	int r;
 	ls_wait_enter(&sc);
+	bump(&n->counts.slow_locks);
 	n->tries = 0;
 	for (;;) {
 		/* relaxed: every reply to our previous request is in (lifetime
@@ -446,6 +553,7 @@ int ls_bcslock_lock_slow(struct ls_bcslock *l, bool wf, clockid_t clock,
 			break;
 		if (retry_spin(l))
 			break;
+		bump(&n->counts.lost_races);
 		if (n->tries < UINT8_MAX)
 			n->tries++;   /* lost the race: front of the FIFO next */
 	}

@@ -47,6 +47,11 @@
  * a parked waiter starve.  One lost race then hand-off (as the Linux
  * mutex's HANDOFF bit) keeps the throughput of a barging lock and bounds
  * the bypass.  LS_BCSL_HANDOFF_AFTER sets the number of lost races.
+ * While every thread of the process has a CPU of its own, a head that is
+ * parked (asleep in the kernel) is woken with RETRY again instead of being
+ * handed the lock, until it has lost LS_BCSL_HANDOFF_PARKED_AFTER races:
+ * a hand-off to a sleeping thread keeps the lock idle for a wake-up (~7 us
+ * on a 16-core VM) while the threads that run could take it (issue 38).
  *
  * Fairness: FIFO among queued waiters; a waiter can be overtaken only by
  * threads that take the lock during its one wake-up window (bounded in
@@ -57,7 +62,12 @@
  *
  * Waiting (core/runtime/wait.h): spin on the fast path while nobody is queued,
  * then submit, then spin on the node's status, then park on it; after a
- * RETRY wake-up, one trylock plus a spin before re-queuing.  A waiter
+ * RETRY wake-up, one trylock plus a spin before re-queuing.  The spin on
+ * the node, while every thread has a CPU of its own (ls_thread_live() <=
+ * CPUs), takes no place in the spinner count and has a queue waiter's
+ * budget (ls_spin_start_own_cpu): with the bound of CPUs - 2 spinners,
+ * 16 threads on 16 CPUs left one queued waiter or more asleep at every
+ * moment, and FIFO order brought each of them to the head asleep.  A waiter
  * cancelled while parked takes its LOCK back with a CANCEL, as a timeout
  * does; a contended unlock is never cut by cancellation.
  *
@@ -125,6 +135,11 @@ enum {
 
 /* Lost races after a RETRY wake-up before the next UNLOCK hands off. */
 #define LS_BCSL_HANDOFF_AFTER 1u
+/* While every thread of the process has a CPU of its own: lost races
+ * after which the hand-off goes to the FIFO head even if it is parked.
+ * Before that, a parked head is woken with RETRY (the lock left free for
+ * whoever runs), so no hand-over waits for a wake-up (issue 38). */
+#define LS_BCSL_HANDOFF_PARKED_AFTER 4u
 
 enum { LS_BCSN_LOCK = 1, LS_BCSN_UNLOCK = 2, LS_BCSN_CANCEL = 3 };
 
@@ -140,7 +155,47 @@ struct ls_bcslock_node {
 	uint32_t grant;                  /* consumer-only: UNLOCK's reply to grantee */
 	uint32_t fifo_next, fifo_prev;   /* consumer-only: FIFO links (ids) */
 	struct ls_bcslock_node *grantee; /* consumer-only: UNLOCK's hand-off */
+	bool skipped;                    /* consumer-only: UNLOCK's RETRY replaced a
+	                                  * hand-off to a parked head */
+	/* this thread's counters, on a line of their own (below) */
+	struct ls_bcslock_counts {
+		_Alignas(64) _Atomic uint64_t slow_locks;
+		_Atomic uint64_t parks, lost_races, grants, grants_parked;
+		_Atomic uint64_t retries, retries_parked, parked_skips, own_cpu_waits;
+	} counts;
 } __attribute__((aligned(64)));
+
+/*
+ * Counters of the hand-over mechanism (LOCKSWAP_BCS_COUNTS): per thread,
+ * in the node slabs, so counting touches no shared line.  The waiter's
+ * own events are counted by the owner; a hand-over is counted by the
+ * consumer that publishes it, on the UNLOCK's node (its owner waits for
+ * RELEASED meanwhile, so one thread at a time writes each field).
+ * Relaxed load + store: a sum read while threads run may be a little old.
+ */
+/* The fields of struct ls_bcslock_counts:
+ *   slow_locks      lock calls that submitted a LOCK
+ *   parks           the owner slept on its node (a futex wait that slept)
+ *   lost_races      woken with RETRY, the owner found the lock taken
+ *   grants          hand-offs: the lock given to the FIFO head
+ *   grants_parked   ... whose owner the reply woke from a sleep: the lock
+ *                   waited for that wake-up
+ *   retries         the lock freed and the FIFO head told to compete
+ *   retries_parked  ... whose owner the reply woke (a wake-up, off the lock's
+ *                   critical path: the lock is free meanwhile)
+ *   parked_skips    RETRY instead of a hand-off because the head was parked
+ *                   (threads <= CPUs, LS_BCSL_HANDOFF_PARKED_AFTER)
+ *   own_cpu_waits   waits on the node that found every thread with a CPU
+ *                   of its own (spun without the spinner bound) */
+
+/* Sum of every thread's counters since start (or the last fork). */
+void ls_bcslock_counts_sum(struct ls_bcslock_counts *out);
+/* LOCKSWAP_BCS_COUNTS (backends/bcs.c): print the sum at exit. */
+extern _Atomic unsigned ls_bcslock_counts_on;
+/* LOCKSWAP_BCS_OWN_CPU (backends/bcs.c, default on): the waiting and
+ * hand-over rules for threads <= CPUs (above); off = the policy before
+ * them, for A/B runs. */
+extern _Atomic unsigned ls_bcslock_own_cpu_on;
 
 /* The calling thread's node (NULL only if mmap failed). */
 struct ls_bcslock_node *ls_bcslock_node_self(void);

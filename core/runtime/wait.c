@@ -92,6 +92,7 @@ static uint32_t clamp_budget(uint64_t ns, uint32_t min)
 }
 
 static bool start(struct ls_spin *s, const void *lock, uint32_t min_ns);
+static bool start_admitted(struct ls_spin *s, const void *lock, uint32_t min_ns, bool admit);
 
 bool ls_spin_start(struct ls_spin *s, const void *lock)
 {
@@ -103,10 +104,25 @@ bool ls_spin_start_queued(struct ls_spin *s, const void *lock)
 	return start(s, lock, LS_SPIN_QUEUE_MIN_NS);
 }
 
+bool ls_spin_start_own_cpu(struct ls_spin *s, const void *lock)
+{
+	return start_admitted(s, lock, LS_SPIN_QUEUE_MIN_NS, false);
+}
+
 static bool start(struct ls_spin *s, const void *lock, uint32_t min_ns)
 {
+	return start_admitted(s, lock, min_ns, true);
+}
+
+/* admit: take a place in the spinner count (admit_spinner). */
+static bool start_admitted(struct ls_spin *s, const void *lock, uint32_t min_ns, bool admit)
+{
 	unsigned fixed = atomic_load_explicit(&ls_spin_limit, memory_order_relaxed);
-	if (fixed == 0 || !admit_spinner(&s->counted))
+	if (fixed == 0)
+		return false;
+	if (!admit)
+		s->counted = false;
+	else if (!admit_spinner(&s->counted))
 		return false;
 	s->polls = 0;
 	s->steps = 0;

@@ -87,6 +87,15 @@ bool ls_spin_start(struct ls_spin *s, const void *lock);
  * itself. */
 bool ls_spin_start_queued(struct ls_spin *s, const void *lock);
 
+/* The same for a queue waiter while every thread of the process has a
+ * CPU of its own (ls_thread_live() <= ls_wait_cpus(), the caller checks):
+ * no place in the spinner count is taken, because no thread of the
+ * process is waiting for the CPU this one spins on, and a waiter that
+ * parks there makes its hand-over wait for a wake-up (issue 38: bcs at 16
+ * threads on 16 CPUs).  Only bcs uses it; no other caller's policy
+ * changes.  LOCKSWAP_SPIN=N still replaces the budget by N polls. */
+bool ls_spin_start_own_cpu(struct ls_spin *s, const void *lock);
+
 /* Pause once; false when the budget is spent (then call ls_spin_stop). */
 bool ls_spin_more(struct ls_spin *s);
 

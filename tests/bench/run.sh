@@ -599,6 +599,32 @@ if [ -f "$LIB" ]; then
 	if [ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "unknown step 'm3'" "$TMP/err"
 	then ok "manycore/seeds.sh refuses an unknown step"
 	else bad "manycore/seeds.sh refuses an unknown step" "exit $rc: $(head -c 200 "$TMP/err")"; fi
+	# bcs with no spinning at 2 threads: exclusion holds under the rules for
+	# threads <= CPUs (a parked FIFO head is woken to compete), and
+	# LOCKSWAP_BCS_COUNTS prints its one line of counters at exit.
+	for b in bcs bcs-wf; do
+		name="preloaded mutexbench under $b, SPIN=0, BCS_COUNTS"
+		run env LD_PRELOAD="$LIB" LOCKSWAP_BACKEND=$b LOCKSWAP_SPIN=0 LOCKSWAP_BCS_COUNTS=on \
+			"$MB" --json --seconds $S --threads 2
+		if [ "$rc" -ne 0 ] || ! grep -q '"exclusion_ok":true' "$TMP/out"; then
+			bad "$name" "exit $rc: $(head -c 300 "$TMP/out")"
+		elif ! grep -qE '^lockswap: bcs counts: slow_locks=[0-9]+ parks=[0-9]+ lost_races=[0-9]+ grants=[0-9]+ grants_parked=[0-9]+ retries=[0-9]+ retries_parked=[0-9]+ parked_skips=[0-9]+ own_cpu_waits=[0-9]+$' "$TMP/err"; then
+			bad "$name" "no counters line: $(head -c 300 "$TMP/err")"
+		else ok "$name"; fi
+	done
+	# scripts/manycore/bcs.sh end to end, tiny: every arm has a row in the
+	# A/B table, the counters table and the native table.
+	name="manycore/bcs.sh runs end to end"
+	run env LS_MANYCORE_QUICK=1 bash "$ROOT/scripts/manycore/bcs.sh" "$TMP/mcb"
+	md=$TMP/mcb/bcs.md
+	if [ "$rc" -ne 0 ] || [ ! -f "$md" ]; then bad "$name" "exit $rc: $(tail -c 300 "$TMP/err")"
+	elif [ "$(sed -n '/^## Throughput/,/^## Hand/p' "$md" |
+	          grep -cE '^\| 2 \| (futex|glibc|bcs|bcs-wf|bcs,BCS_OWN_CPU=off) \| [0-9]')" -ne 5 ] ||
+	     [ "$(grep -cE '^\| (futex|bcs|bcs-wf|bcs-own-cpu-off) \| 2 \| [0-9]' "$md")" -ne 4 ] ||
+	     [ "$(sed -n '/^## The native API/,$p' "$md" |
+	          grep -cE '^\| 2 \| (futex|glibc|bcs|bcs-wf|combining) \| [0-9]')" -ne 5 ]; then
+		bad "$name" "tables: $(head -c 600 "$md")"
+	else ok "$name"; fi
 else
 	echo "ok - preloaded runs # SKIP $LIB not built"
 	pass=$((pass + 1))

@@ -20,6 +20,7 @@
 #include "../../backends/backend.h"
 #include "../../core/delegation/bcs.h"
 #include "../../core/delegation/bcslock.h"
+#include "../../core/runtime/wait.h"
 #include "../../core/runtime/spin.h"
 #include "../../core/runtime/thread.h"
 #include "../deadline.h"
@@ -368,6 +369,46 @@ static void bcs_wf_mutex_exclusion(void **st) { run_mutex("bcs-wf", LS_SPIN_ADAP
 /* LOCKSWAP_SPIN=0: every contended call queues and parks. */
 static void bcs_mutex_exclusion_nospin(void **st) { run_mutex("bcs", 0); }
 static void bcs_wf_mutex_exclusion_nospin(void **st) { run_mutex("bcs-wf", 0); }
+/* The same while the waiting policy believes every thread has a CPU of
+ * its own (the rules of LOCKSWAP_BCS_OWN_CPU; with no spinning every
+ * queued waiter parks, so a parked head is skipped whenever threads meet
+ * there).  Exclusion only: how often they meet is up to the scheduler. */
+static pthread_barrier_t own_start;
+
+/* hammer(), started together so that the threads overlap. */
+static void *own_hammer(void *arg)
+{
+	pthread_barrier_wait(&own_start);
+	return hammer(arg);
+}
+
+static void run_mutex_own_cpu(const char *name, unsigned spin)
+{
+	pthread_t th[NTHREADS];
+	unsigned saved = atomic_load(&ls_spin_limit);
+	ops = backend(name);
+	memset(state, 0, sizeof state);
+	counter = 0;
+	atomic_store(&mx_overlaps, 0);
+	atomic_store(&ls_spin_limit, spin);
+	ls_wait_set_cpus(1024);
+	pthread_barrier_init(&own_start, NULL, NTHREADS);
+	for (int i = 0; i < NTHREADS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, own_hammer, NULL), 0);
+	for (int i = 0; i < NTHREADS; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&own_start);
+	ls_wait_set_cpus(0);
+	atomic_store(&ls_spin_limit, saved);
+	assert_int_equal(counter, (long)NTHREADS * PER_THREAD);
+	assert_int_equal(atomic_load(&mx_overlaps), 0);
+	assert_false(ops->is_locked(state));
+	assert_idle();
+}
+static void bcs_mutex_exclusion_own_cpu(void **st) { run_mutex_own_cpu("bcs", LS_SPIN_ADAPTIVE); }
+static void bcs_wf_mutex_exclusion_own_cpu(void **st) { run_mutex_own_cpu("bcs-wf", LS_SPIN_ADAPTIVE); }
+static void bcs_mutex_exclusion_own_cpu_nospin(void **st) { run_mutex_own_cpu("bcs", 0); }
+static void bcs_wf_mutex_exclusion_own_cpu_nospin(void **st) { run_mutex_own_cpu("bcs-wf", 0); }
 
 static void *try_other(void *arg)
 {
@@ -507,13 +548,18 @@ static void bcs_wf_timed_race(void **st) { run_timed_race("bcs-wf"); }
 
 /* Hand-over policy: the FIFO head is first woken to compete (RETRY); if
  * it loses the race it re-queues at the front and the next unlock hands
- * it the lock directly, so the lock stays held across that unlock.
+ * it the lock directly, so the lock stays held across that unlock.  While
+ * every thread has a CPU of its own, a head that is parked is instead woken
+ * with RETRY again, until it has lost LS_BCSL_HANDOFF_PARKED_AFTER races:
+ * no hand-over waits for a wake-up while a running thread can take the
+ * lock.  ls_wait_set_cpus() chooses the case.
  *
- * The test makes the waiter lose that race every time: both threads run on
- * one CPU and the waiter is SCHED_IDLE, which never preempts a normal
- * thread on wake-up, so the test thread's trylock right after the unlock
- * always comes first.  The test thread sleeps (never yields) while it waits
- * for the waiter to act, so the CPU goes idle and the waiter runs. */
+ * The test makes the waiter lose every race: both threads run on one CPU
+ * and the waiter is SCHED_IDLE, which never preempts a normal thread on
+ * wake-up, so the test thread's trylock right after the unlock comes
+ * first (an attempt where it does not is skipped).  The test thread sleeps
+ * (never yields) while it waits for the waiter to act, so the CPU goes idle
+ * and the waiter runs. */
 static _Atomic int w_holds, w_release;
 static struct ls_thread *_Atomic w_rec;
 
@@ -536,12 +582,23 @@ static uint32_t w_status(void)
 	return t ? atomic_load(&ls_bcslock_node_of(t)->status) : 0;
 }
 
-static void run_handoff(const char *name)
+/* Until the waiter's LOCK is queued and it is parked on its node. */
+static void await_parked_in_queue(void)
+{
+	const uint32_t mask = LS_BCSN_RELEASED | LS_BCSN_GRANTED | LS_BCSN_RETRY | LS_BCSN_SLEEP;
+	while ((w_status() & mask) != (LS_BCSN_RELEASED | LS_BCSN_SLEEP))
+		usleep(100);
+}
+
+/* cpus: what the waiting policy is told the process may use; offers: how
+ * many RETRY wake-ups the waiter gets before the hand-off. */
+static void run_handoff(const char *name, unsigned cpus, unsigned offers)
 {
 	unsigned saved = atomic_load(&ls_spin_limit);
 	int observed = 0;
 	ops = backend(name);
 	atomic_store(&ls_spin_limit, 0);
+	ls_wait_set_cpus(cpus);
 	cpu_set_t all, one;
 	assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof all, &all), 0);
 	CPU_ZERO(&one);
@@ -553,26 +610,33 @@ static void run_handoff(const char *name)
 	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
 	for (int attempt = 0; attempt < 100 && !observed; attempt++) {
 		pthread_t t;
+		struct ls_bcslock_counts c0, c1;
 		memset(state, 0, sizeof state);
 		atomic_store(&w_rec, NULL);
 		atomic_store(&w_holds, 0);
 		atomic_store(&w_release, 0);
 		assert_int_equal(ops->lock(state), 0);
 		pthread_create(&t, NULL, handoff_waiter, NULL); /* inherits the one CPU */
-		while ((w_status() & (LS_BCSN_RELEASED | LS_BCSN_GRANTED | LS_BCSN_RETRY)) !=
-		       LS_BCSN_RELEASED)
-			usleep(100);                /* queued */
-		ops->unlock(state);                 /* wakes it with RETRY */
-		assert_true(w_status() & (LS_BCSN_RETRY | LS_BCSN_GRANTED));
-		if (ops->trylock(state) == 0) {     /* we barged: it lost */
-			uint32_t s;
-			while (((s = w_status()) & (LS_BCSN_RELEASED | LS_BCSN_GRANTED |
-			                            LS_BCSN_RETRY)) != LS_BCSN_RELEASED)
-				usleep(100);        /* re-queued (at the front) */
-			ops->unlock(state);         /* must hand off */
-			assert_true(ops->is_locked(state));
+		await_parked_in_queue();
+		ls_bcslock_counts_sum(&c0);
+		unsigned retries = 0;
+		for (;;) {
+			ops->unlock(state);
+			if (ops->is_locked(state))
+				break;                          /* handed off */
+			assert_true(w_status() & LS_BCSN_RETRY);
+			retries++;
+			if (ops->trylock(state) != 0)
+				break;                          /* it won: attempt skipped */
+			await_parked_in_queue();                /* lost: re-queued at the front */
+		}
+		if (ops->is_locked(state) && (w_status() & LS_BCSN_GRANTED)) {
 			assert_int_equal(ops->trylock(state), EBUSY);
-			assert_true(w_status() & LS_BCSN_GRANTED);
+			assert_int_equal(retries, offers);
+			ls_bcslock_counts_sum(&c1);
+			assert_int_equal(c1.parked_skips - c0.parked_skips, offers - 1);
+			assert_int_equal(c1.grants - c0.grants, 1);
+			assert_int_equal(c1.retries - c0.retries, offers);
 			observed = 1;
 		}
 		atomic_store(&w_release, 1);
@@ -581,12 +645,30 @@ static void run_handoff(const char *name)
 		assert_idle();
 	}
 	atomic_store(&ls_spin_limit, saved);
+	ls_wait_set_cpus(0);
 	pthread_setaffinity_np(pthread_self(), sizeof all, &all);
 	assert_true(observed);
 }
 
-static void bcs_handoff_after_lost_race(void **st) { run_handoff("bcs"); }
-static void bcs_wf_handoff_after_lost_race(void **st) { run_handoff("bcs-wf"); }
+/* One CPU: more threads than CPUs, the hand-off after one lost race. */
+static void bcs_handoff_after_lost_race(void **st) { run_handoff("bcs", 1, 1); }
+static void bcs_wf_handoff_after_lost_race(void **st) { run_handoff("bcs-wf", 1, 1); }
+/* Many CPUs: a parked head is woken to compete, not handed the lock. */
+static void bcs_parked_head_woken_not_handed(void **st)
+{
+	run_handoff("bcs", 64, LS_BCSL_HANDOFF_PARKED_AFTER);
+}
+static void bcs_wf_parked_head_woken_not_handed(void **st)
+{
+	run_handoff("bcs-wf", 64, LS_BCSL_HANDOFF_PARKED_AFTER);
+}
+/* LOCKSWAP_BCS_OWN_CPU=off: the policy before, whatever the CPUs. */
+static void bcs_own_cpu_off_hands_off(void **st)
+{
+	atomic_store(&ls_bcslock_own_cpu_on, 0);
+	run_handoff("bcs", 64, 1);
+	atomic_store(&ls_bcslock_own_cpu_on, 1);
+}
 
 /* ---- fork ------------------------------------------------------------- */
 
@@ -720,6 +802,10 @@ int main(void)
 		cmocka_unit_test(bcs_wf_mutex_exclusion),
 		cmocka_unit_test(bcs_mutex_exclusion_nospin),
 		cmocka_unit_test(bcs_wf_mutex_exclusion_nospin),
+		cmocka_unit_test(bcs_mutex_exclusion_own_cpu),
+		cmocka_unit_test(bcs_wf_mutex_exclusion_own_cpu),
+		cmocka_unit_test(bcs_mutex_exclusion_own_cpu_nospin),
+		cmocka_unit_test(bcs_wf_mutex_exclusion_own_cpu_nospin),
 		cmocka_unit_test(bcs_trylock),
 		cmocka_unit_test(bcs_wf_trylock),
 		cmocka_unit_test(bcs_timedlock),
@@ -728,6 +814,9 @@ int main(void)
 		cmocka_unit_test(bcs_wf_timed_race),
 		cmocka_unit_test(bcs_handoff_after_lost_race),
 		cmocka_unit_test(bcs_wf_handoff_after_lost_race),
+		cmocka_unit_test(bcs_parked_head_woken_not_handed),
+		cmocka_unit_test(bcs_wf_parked_head_woken_not_handed),
+		cmocka_unit_test(bcs_own_cpu_off_hands_off),
 		cmocka_unit_test(bcs_fork),
 		cmocka_unit_test(bcs_wf_fork),
 	};
