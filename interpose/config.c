@@ -18,21 +18,6 @@ bool ls_option_check(const struct ls_option *o, const char *v, char *err, size_t
 	return !*v || ls_arms_parse(v, &l, err, errlen);
 }
 
-/* Statistics alone: LOCKSWAP_STATS (or an export, which implies it) with no
- * lock chosen, by LOCKSWAP_BACKEND, LOCKSWAP_RWLOCK or an experiment's arms.
- * Then both locks stay glibc's and the statistics observe them: a user who
- * profiles asks what the program's own locks do, and a profile must not
- * change the program it measures (on 16 cores the default mutex ran at
- * 0.79-0.98x glibc, docs/results.md). */
-static bool stats_alone(void)
-{
-	static const char *const choosers[] = {PREFIX "BACKEND", PREFIX "RWLOCK", PREFIX "ARMS"};
-	for (size_t i = 0; i < sizeof choosers / sizeof choosers[0]; i++)
-		if (getenv(choosers[i]))
-			return false;
-	return strcmp(ls_option_value(ls_option_find("STATS")), "off") != 0;
-}
-
 const char *ls_option_value(const struct ls_option *o)
 {
 	const char *arm = ls_arm_value(o);
@@ -46,8 +31,6 @@ const char *ls_option_value(const struct ls_option *o)
 	/* Asking for an export is asking for the numbers it exports. */
 	if (strcmp(o->name, "STATS") == 0 && *ls_option_value(ls_option_find("STATS_PROM")))
 		return "summary";
-	if ((strcmp(o->name, "BACKEND") == 0 || strcmp(o->name, "RWLOCK") == 0) && stats_alone())
-		return "glibc";
 	return o->def;
 }
 

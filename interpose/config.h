@@ -33,9 +33,7 @@ bool ls_options_load(char *err, size_t errlen);
 
 /* The effective value of an option as text: the chosen arm's setting
  * (LOCKSWAP_ARMS), else the environment's, else the default (STATS's
- * default is summary while STATS_PROM is set; BACKEND's and RWLOCK's are
- * glibc while statistics are on and no lock is chosen: statistics alone
- * observe glibc's own locks). */
+ * default is summary while STATS_PROM is set). */
 const char *ls_option_value(const struct ls_option *o);
 
 #endif

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""stats-alone-cost.py - what profiling with LOCKSWAP_STATS alone costs.
+
+Statistics alone (no LOCKSWAP_BACKEND, LOCKSWAP_RWLOCK or LOCKSWAP_ARMS)
+observe glibc's own locks (issue 38).  This measures that choice against
+the program without lockswap at all, which `lockswap ab` cannot run (its
+arms all load the library), and against the alternative, statistics over
+lockswap's default backends:
+
+  none          the program alone, no LD_PRELOAD
+  passthrough   liblockswap.so loaded, nothing set but LOCKSWAP_BACKEND=glibc
+                and LOCKSWAP_RWLOCK=glibc: the interposition's own cost
+  stats-alone   LOCKSWAP_STATS=summary alone: glibc's locks, observed
+  stats-default LOCKSWAP_STATS=summary over the default backends (named)
+
+Every round runs every arm once in a fresh random order; per row, each
+arm's median, and its ratio to `none` paired by round (median of the
+rounds' ratios, 95% bootstrap interval over rounds).  Higher is better in
+every row (the uncontended row's ns per pair is inverted).
+
+  /usr/bin/python3 scripts/stats-alone-cost.py [--rounds N] [--out FILE.md]
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+
+import numpy as np
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIB = os.path.join(REPO, "liblockswap.so")
+MB = os.path.join(REPO, "build/bench/mutexbench")
+LB = os.path.join(REPO, "build/bench/leveldb_bench")
+UN = os.path.join(REPO, "build/bench/uncontended")
+
+
+def default_backends():
+    """The library's defaults, read from the headers that define them."""
+    def grab(path, macro):
+        with open(os.path.join(REPO, path)) as f:
+            for line in f:
+                if line.startswith(f"#define {macro} "):
+                    return line.split('"')[1]
+        sys.exit(f"stats-alone-cost: no {macro} in {path}")
+    return grab("backends/backend.h", "LS_BACKEND_DEFAULT"), grab("backends/rwlock.h", "LS_RWLOCK_DEFAULT")
+
+
+def arms():
+    mutex, rwlock = default_backends()
+    return {
+        "none": None,
+        "passthrough": {"LOCKSWAP_BACKEND": "glibc", "LOCKSWAP_RWLOCK": "glibc"},
+        "stats-alone": {"LOCKSWAP_STATS": "summary", "LOCKSWAP_STATS_TOP": "0"},
+        "stats-default": {"LOCKSWAP_STATS": "summary", "LOCKSWAP_STATS_TOP": "0",
+                          "LOCKSWAP_BACKEND": mutex, "LOCKSWAP_RWLOCK": rwlock},
+    }
+
+
+def rows(dur):
+    mb = [MB, "--seconds", str(dur), "--json"]
+    out = [
+        ("uncontended", [UN, "20000000", "--json", "--idle-thread"], "ns_per_pair", True),
+        ("short-8", mb + ["--threads", "8"], "throughput", False),
+        ("condvar-8", mb + ["--threads", "8", "--mode", "condvar"], "throughput", False),
+        ("rw50-8", mb + ["--threads", "8", "--mode", "rwlock", "--read-pct", "50"], "throughput", False),
+    ]
+    if os.access(LB, os.X_OK):
+        out.append(("leveldb-read-8", [LB, "--benchmarks", "readrandom", "--threads", "8",
+                                       "--num", "100000", "--seconds", "1", "--json"],
+                    "ops_per_sec", False))
+    return out
+
+
+def run_once(cmd, key, settings):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LOCKSWAP_")}
+    env.pop("LD_PRELOAD", None)
+    if settings is not None:
+        env["LD_PRELOAD"] = LIB
+        env.update(settings)
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        sys.exit(f"stats-alone-cost: {' '.join(cmd)} failed: {p.stderr.strip()[-300:]}")
+    for line in reversed(p.stdout.splitlines()):
+        if line.startswith("{") and key in line:
+            return float(json.loads(line)[key])
+    sys.exit(f"stats-alone-cost: no {key} in the output of {' '.join(cmd)}")
+
+
+def paired(base, other, lower_better, rng):
+    r = np.array([(b / o) if lower_better else (o / b) for b, o in zip(base, other)])
+    boots = [np.median(rng.choice(r, len(r))) for _ in range(2000)]
+    return float(np.median(r)), float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--seconds", type=float, default=0.5, help="MutexBench window")
+    ap.add_argument("--out", help="also write the table to this markdown file")
+    a = ap.parse_args()
+    if a.rounds < 2:
+        sys.exit("stats-alone-cost: --rounds must be at least 2")
+    for path in (LIB, MB, UN):
+        if not os.path.exists(path):
+            sys.exit(f"stats-alone-cost: {path} missing: run make -j2 all first")
+    arm_set = arms()
+    rng = np.random.default_rng(1)
+    order_rng = random.Random(1)
+    lines = [f"Rounds: {a.rounds} (every arm once per round, shuffled); load before: "
+             f"{open('/proc/loadavg').read().split()[:3]}", "",
+             "| row | none (median) | " + " | ".join(f"{n} / none" for n in list(arm_set)[1:]) + " |",
+             "|---|---|" + "---|" * (len(arm_set) - 1)]
+    for name, cmd, key, lower in rows(a.seconds):
+        vals = {n: [] for n in arm_set}
+        run_once(cmd, key, None)  # warm-up: page cache, CPU frequency
+        for _ in range(a.rounds):
+            names = list(arm_set)
+            order_rng.shuffle(names)
+            for n in names:
+                vals[n].append(run_once(cmd, key, arm_set[n]))
+        cells = []
+        for n in list(arm_set)[1:]:
+            m, lo, hi = paired(vals["none"], vals[n], lower, rng)
+            cells.append(f"**{m:.3f}** [{lo:.3f}, {hi:.3f}]")
+        base = float(np.median(vals["none"]))
+        lines.append(f"| {name} ({key}{', lower is better' if lower else ''}) | {base:,.6g} | "
+                     + " | ".join(cells) + " |")
+        print(lines[-1], file=sys.stderr)
+    lines += ["", f"load after: {open('/proc/loadavg').read().split()[:3]}"]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()
