@@ -54,3 +54,16 @@ void ls_rwslice_owner_unlock(struct ls_rwslice *l, unsigned flags)
 {
 	ls_slice_unlock(&l->slice, &ls_rwslice_wr[flags & 1u], &l->inner);
 }
+
+int ls_rwslice_rdlock_contended(struct ls_rwslice *l, unsigned flags)
+{
+	int r = ls_rwslice_join_readers(l, flags);
+	if (r != EBUSY)
+		return r;
+	return ls_slice_lock(&l->slice, &ls_rwslice_rd[flags & 1u], &l->inner);
+}
+
+int ls_rwslice_wrlock_contended(struct ls_rwslice *l, unsigned flags)
+{
+	return ls_slice_lock(&l->slice, &ls_rwslice_wr[flags & 1u], &l->inner);
+}

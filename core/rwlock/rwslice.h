@@ -75,7 +75,7 @@ static inline int ls_rwslice_join_readers(struct ls_rwslice *l, unsigned flags)
 /* The uncontended path of either lock call: while no slice runs and
  * nobody queues, a lock call is the inner try, inlined (ls_slice_lock
  * would make the same try through the lockable's pointer).  A read
- * lock+unlock pair fell from 154 to 109 instructions (callgrind, one thread;
+ * lock+unlock pair fell from 154 to 107 instructions (callgrind, one thread;
  * glibc's own pair is 73, through the pass-through 106). */
 static inline bool ls_rwslice_open(const struct ls_rwslice *l)
 {
@@ -83,14 +83,16 @@ static inline bool ls_rwslice_open(const struct ls_rwslice *l)
 	return ls_slice_open(atomic_load_explicit(&l->slice.word, memory_order_relaxed));
 }
 
+/* The lock calls past the uncontended path, out of line (rwslice.c): inlined,
+ * they made the uncontended path save registers and grow a frame. */
+int ls_rwslice_rdlock_contended(struct ls_rwslice *l, unsigned flags);
+int ls_rwslice_wrlock_contended(struct ls_rwslice *l, unsigned flags);
+
 static inline int ls_rwslice_rdlock(struct ls_rwslice *l, unsigned flags)
 {
 	if (ls_rwslice_open(l) && ls_rwlock_tryrdlock(&l->inner, flags) == 0)
 		return 0;
-	int r = ls_rwslice_join_readers(l, flags);
-	if (r != EBUSY)
-		return r;
-	return ls_slice_lock(&l->slice, &ls_rwslice_rd[flags & 1u], &l->inner);
+	return ls_rwslice_rdlock_contended(l, flags);
 }
 
 static inline int ls_rwslice_timedrdlock(struct ls_rwslice *l, unsigned flags, clockid_t clock,
@@ -111,7 +113,7 @@ static inline int ls_rwslice_wrlock(struct ls_rwslice *l, unsigned flags)
 {
 	if (ls_rwslice_open(l) && ls_rwlock_trywrlock(&l->inner) == 0)
 		return 0;
-	return ls_slice_lock(&l->slice, &ls_rwslice_wr[flags & 1u], &l->inner);
+	return ls_rwslice_wrlock_contended(l, flags);
 }
 
 static inline int ls_rwslice_timedwrlock(struct ls_rwslice *l, unsigned flags, clockid_t clock,
