@@ -168,11 +168,12 @@ def main(out):
         apps = [(n, r) for n, g, r in vals if g == "app" and r]
         gm = math.exp(sum(math.log(r) for _, r in apps) / len(apps)) if apps else None
         low_apps = [f"{n} {r:.3f}" for n, r in apps if r < TARGET_APP_FLOOR]
-        ok = not low_rows and not low_apps and gm is not None and gm >= TARGET_APPS_GEOMEAN
+        ok = not low_rows and not low_apps and (gm is None or gm >= TARGET_APPS_GEOMEAN)
+        verdict = ("meets them" if ok else "misses") + (" (no programs ran)" if gm is None else "")
         gi = geomean_interval(app_results, a)
         gi_text = f"{gi[0]:.3f} [{gi[1]:.3f}, {gi[2]:.3f}] ({gi[3]} rounds)" if gi else "-"
         lines.append(f"| `{a}` | {', '.join(low_rows) or 'none'} | {fmt(gm)} ({len(apps)} programs) | "
-                     f"{gi_text} | {', '.join(low_apps) or 'none'} | {'meets them' if ok else 'misses'} |")
+                     f"{gi_text} | {', '.join(low_apps) or 'none'} | {verdict} |")
     lines.append("")
     with open(os.path.join(out, "matrix.md"), "w") as f:
         f.write("\n".join(lines))

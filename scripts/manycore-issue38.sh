@@ -54,7 +54,7 @@ fi
 } >"$OUT/machine.txt"
 
 part_default() {
-	if [ -n "$QUICK" ]; then
+	if [ -n "${LS_MANYCORE_QUICK:-}" ]; then
 		DUR=0.05 RUNS=2 WARMUP=0 THREADS=1,2 RW_THREADS=2 REQ_THREADS=2 APP_THREADS=2 \
 			ROWS="short-1 short-2 rw99-2 p999-short-2" bash scripts/default-matrix.sh "$1"
 	else
