@@ -612,6 +612,18 @@ if [ -f "$LIB" ]; then
 			bad "$name" "no counters line: $(head -c 300 "$TMP/err")"
 		else ok "$name"; fi
 	done
+	# scripts/manycore-issue38.sh, its default part: the matrix of
+	# scripts/default-matrix.sh, tiny (4 rows, 3 arms, 2 rounds of 0.05 s):
+	# every row has a cell for every arm, and the report judges each arm.
+	name="manycore-issue38.sh default part (the default matrix) runs end to end"
+	run env LS_MANYCORE_QUICK=1 PARTS=default bash "$ROOT/scripts/manycore-issue38.sh" "$TMP/m38"
+	mx=$TMP/m38/default/matrix.md
+	if [ "$rc" -ne 0 ] || [ ! -f "$mx" ]; then bad "$name" "exit $rc: $(tail -c 300 "$TMP/err")"
+	elif [ "$(grep -cE '^\| (short-1|short-2|rw99-2|p999-short-2) \| (micro|latency) \| .*\*\*[0-9.]+\*\* .*\*\*[0-9.]+\*\*' "$mx")" -ne 4 ] ||
+	     [ "$(grep -cE '^\| `(futex|slice:futex),RWLOCK=(futex|slice)` \| .*(meets them|misses)' "$mx")" -ne 2 ] ||
+	     ! grep -q '^Finished in ' "$TMP/m38/summary.md"; then
+		bad "$name" "matrix: $(head -c 600 "$mx")"
+	else ok "$name"; fi
 	# scripts/manycore/bcs.sh end to end, tiny: every arm has a row in the
 	# A/B table, the counters table and the native table.
 	name="manycore/bcs.sh runs end to end"
