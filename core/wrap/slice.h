@@ -287,8 +287,9 @@ void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void 
                          uint64_t now);
 
 /* The holder is about to block (a condvar wait): it will not be back
- * soon, so its slice, if it owns one, ends with the unlock (handed to the
- * oldest waiter) instead of stalling the queue until the watch. */
+ * soon, so its slice, if it owns one, ends with the unlock (as one that
+ * does not pay: the queue goes to the inner lock and the lock opens)
+ * instead of stalling the queue until the watch. */
 void ls_slice_unlock_to_wait(struct ls_slice *r, const struct ls_lockable *in, void *inner);
 
 static inline int ls_slice_lock(struct ls_slice *r, const struct ls_lockable *in, void *inner)
