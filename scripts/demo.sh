@@ -36,8 +36,8 @@ install_missing() {
 }
 
 # What a first run should see, in this order after glibc (the baseline) and
-# futex (the default): lock slices (fair at glibc's speed, the README's
-# headline), a FIFO lock (fair, slow with more threads than CPUs), bounded
+# futex (the 0.3 default): lock slices (the default since 0.4, fair at
+# glibc's speed or better, the README's headline), a FIFO lock (fair, slow with more threads than CPUs), bounded
 # bypass, a spin-then-park lock, a delegation lock.  Names the library does
 # not list are skipped.
 PREFERRED="slice:futex mcs capacitor:futex tts bcs"
