@@ -159,29 +159,21 @@ static bool own_cpu(void)
 	       ls_thread_live() <= ls_wait_cpus();
 }
 
-/* A queued waiter's spin (LS_SPIN_UNTIL's shape): while every thread has
- * a CPU, with a queue waiter's budget and no place in the spinner count
- * (wait.h, ls_spin_start_own_cpu): a queued waiter that parks reaches the
- * head asleep, and then either its hand-off waits for its wake-up or
- * (skip_parked) it is skipped until it has lost a few races (issue 38).
- * With more threads than CPUs, the ordinary spin: a spinner there takes a
- * CPU from a thread that could run. */
-#define LS_SPIN_UNTIL_QUEUED(n, COND)                                     \
-	__extension__({                                                  \
-		bool won_ = (COND);                                      \
-		struct ls_spin s_;                                       \
-		bool own_ = !won_ && own_cpu();                          \
-		if (own_)                                                \
-			bump(&(n)->counts.own_cpu_waits);                \
-		if (!won_ && (own_ ? ls_spin_start_own_cpu(&s_, (n))     \
-		                   : ls_spin_start(&s_, (n)))) {         \
-			while (ls_spin_more(&s_))                        \
-				if ((won_ = (COND)))                     \
-					break;                           \
-			ls_spin_stop(&s_, won_);                         \
-		}                                                        \
-		won_;                                                    \
-	})
+/* How a queued waiter begins its spin: while every thread has a CPU, with
+ * a queue waiter's budget and no place in the spinner count (wait.h,
+ * ls_spin_start_own_cpu; counted in own_cpu_waits): a queued waiter that
+ * parks reaches the head asleep, and then either its hand-off waits for
+ * its wake-up or (skip_parked) it is skipped until it has lost a few races
+ * (issue 38).  With more threads than CPUs, the ordinary spin: a spinner
+ * there takes a CPU from a thread that could run. */
+typedef bool spin_start_fn(struct ls_spin *s, const void *lock);
+static spin_start_fn *queued_spin_start(struct ls_bcslock_node *n)
+{
+	if (!own_cpu())
+		return ls_spin_start;
+	bump(&n->counts.own_cpu_waits);
+	return ls_spin_start_own_cpu;
+}
 
 static bool satisfied(uint32_t s, uint32_t all, uint32_t any)
 {
@@ -196,9 +188,9 @@ static int node_wait(struct ls_bcslock_node *n, uint32_t all, uint32_t any,
 {
 	/* acquire: pairs with the consumer's release fetch_or in reply(). */
 	uint32_t s;
-	LS_SPIN_UNTIL_QUEUED(n, satisfied(s = atomic_load_explicit(&n->status,
-	                                                           memory_order_acquire),
-	                                  all, any));
+	LS_SPIN_UNTIL_FROM(queued_spin_start(n), n,
+	                   satisfied(s = atomic_load_explicit(&n->status, memory_order_acquire),
+	                             all, any));
 	while (!satisfied(s, all, any)) {
 		if (abstime && ls_timespec_negative(abstime))
 			return ETIMEDOUT;

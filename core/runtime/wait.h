@@ -108,11 +108,16 @@ void ls_spin_stop(struct ls_spin *s, bool won);
 
 /* Spin until COND holds or the policy says park; evaluates to COND's last
  * value (true: no need to park).  COND is re-evaluated after each pause. */
-#define LS_SPIN_UNTIL(lock, COND)                                        \
+#define LS_SPIN_UNTIL(lock, COND) LS_SPIN_UNTIL_FROM(ls_spin_start, lock, COND)
+
+/* LS_SPIN_UNTIL with the phase begun by START, one of the ls_spin_start*
+ * functions or an expression that yields one; START is evaluated only when
+ * COND is false at first. */
+#define LS_SPIN_UNTIL_FROM(START, lock, COND)                            \
 	__extension__({                                                  \
 		bool ls_won_ = (COND);                                   \
 		struct ls_spin ls_s_;                                    \
-		if (!ls_won_ && ls_spin_start(&ls_s_, (lock))) {         \
+		if (!ls_won_ && (START)(&ls_s_, (lock))) {               \
 			while (ls_spin_more(&ls_s_))                     \
 				if ((ls_won_ = (COND)))                  \
 					break;                           \

@@ -344,45 +344,21 @@ static void assert_idle(void)
 	assert_int_equal(L()->fifo_tail, 0);
 }
 
-static void run_mutex(const char *name, unsigned spin)
-{
-	pthread_t th[NTHREADS];
-	unsigned saved = atomic_load(&ls_spin_limit);
-	ops = backend(name);
-	memset(state, 0, sizeof state);
-	counter = 0;
-	atomic_store(&mx_overlaps, 0);
-	atomic_store(&ls_spin_limit, spin);
-	for (int i = 0; i < NTHREADS; i++)
-		assert_int_equal(pthread_create(&th[i], NULL, hammer, NULL), 0);
-	for (int i = 0; i < NTHREADS; i++)
-		pthread_join(th[i], NULL);
-	atomic_store(&ls_spin_limit, saved);
-	assert_int_equal(counter, (long)NTHREADS * PER_THREAD);
-	assert_int_equal(atomic_load(&mx_overlaps), 0);
-	assert_false(ops->is_locked(state));
-	assert_idle();
-}
-
-static void bcs_mutex_exclusion(void **st) { run_mutex("bcs", LS_SPIN_ADAPTIVE); }
-static void bcs_wf_mutex_exclusion(void **st) { run_mutex("bcs-wf", LS_SPIN_ADAPTIVE); }
-/* LOCKSWAP_SPIN=0: every contended call queues and parks. */
-static void bcs_mutex_exclusion_nospin(void **st) { run_mutex("bcs", 0); }
-static void bcs_wf_mutex_exclusion_nospin(void **st) { run_mutex("bcs-wf", 0); }
-/* The same while the waiting policy believes every thread has a CPU of
- * its own (the rules of LOCKSWAP_BCS_OWN_CPU; with no spinning every
- * queued waiter parks, so a parked head is skipped whenever threads meet
- * there).  Exclusion only: how often they meet is up to the scheduler. */
-static pthread_barrier_t own_start;
-
 /* hammer(), started together so that the threads overlap. */
-static void *own_hammer(void *arg)
+static pthread_barrier_t start_together;
+static void *hammer_together(void *arg)
 {
-	pthread_barrier_wait(&own_start);
+	pthread_barrier_wait(&start_together);
 	return hammer(arg);
 }
 
-static void run_mutex_own_cpu(const char *name, unsigned spin)
+/* NTHREADS hammer the lock; exclusion, every increment, and nothing left
+ * behind.  own_cpu: while the waiting policy believes every thread has a
+ * CPU of its own (the rules of LOCKSWAP_BCS_OWN_CPU; with no spinning
+ * every queued waiter parks, so a parked head is skipped whenever threads
+ * meet there), the threads started together.  Exclusion only: how often
+ * they meet is up to the scheduler. */
+static void run_mutex(const char *name, unsigned spin, bool own_cpu)
 {
 	pthread_t th[NTHREADS];
 	unsigned saved = atomic_load(&ls_spin_limit);
@@ -391,24 +367,34 @@ static void run_mutex_own_cpu(const char *name, unsigned spin)
 	counter = 0;
 	atomic_store(&mx_overlaps, 0);
 	atomic_store(&ls_spin_limit, spin);
-	ls_wait_set_cpus(1024);
-	pthread_barrier_init(&own_start, NULL, NTHREADS);
+	if (own_cpu) {
+		ls_wait_set_cpus(1024);
+		pthread_barrier_init(&start_together, NULL, NTHREADS);
+	}
 	for (int i = 0; i < NTHREADS; i++)
-		assert_int_equal(pthread_create(&th[i], NULL, own_hammer, NULL), 0);
+		assert_int_equal(pthread_create(&th[i], NULL, own_cpu ? hammer_together : hammer, NULL), 0);
 	for (int i = 0; i < NTHREADS; i++)
 		pthread_join(th[i], NULL);
-	pthread_barrier_destroy(&own_start);
-	ls_wait_set_cpus(0);
+	if (own_cpu) {
+		pthread_barrier_destroy(&start_together);
+		ls_wait_set_cpus(0);
+	}
 	atomic_store(&ls_spin_limit, saved);
 	assert_int_equal(counter, (long)NTHREADS * PER_THREAD);
 	assert_int_equal(atomic_load(&mx_overlaps), 0);
 	assert_false(ops->is_locked(state));
 	assert_idle();
 }
-static void bcs_mutex_exclusion_own_cpu(void **st) { run_mutex_own_cpu("bcs", LS_SPIN_ADAPTIVE); }
-static void bcs_wf_mutex_exclusion_own_cpu(void **st) { run_mutex_own_cpu("bcs-wf", LS_SPIN_ADAPTIVE); }
-static void bcs_mutex_exclusion_own_cpu_nospin(void **st) { run_mutex_own_cpu("bcs", 0); }
-static void bcs_wf_mutex_exclusion_own_cpu_nospin(void **st) { run_mutex_own_cpu("bcs-wf", 0); }
+
+static void bcs_mutex_exclusion(void **st) { run_mutex("bcs", LS_SPIN_ADAPTIVE, false); }
+static void bcs_wf_mutex_exclusion(void **st) { run_mutex("bcs-wf", LS_SPIN_ADAPTIVE, false); }
+/* LOCKSWAP_SPIN=0: every contended call queues and parks. */
+static void bcs_mutex_exclusion_nospin(void **st) { run_mutex("bcs", 0, false); }
+static void bcs_wf_mutex_exclusion_nospin(void **st) { run_mutex("bcs-wf", 0, false); }
+static void bcs_mutex_exclusion_own_cpu(void **st) { run_mutex("bcs", LS_SPIN_ADAPTIVE, true); }
+static void bcs_wf_mutex_exclusion_own_cpu(void **st) { run_mutex("bcs-wf", LS_SPIN_ADAPTIVE, true); }
+static void bcs_mutex_exclusion_own_cpu_nospin(void **st) { run_mutex("bcs", 0, true); }
+static void bcs_wf_mutex_exclusion_own_cpu_nospin(void **st) { run_mutex("bcs-wf", 0, true); }
 
 static void *try_other(void *arg)
 {
