@@ -16,21 +16,15 @@ import glob
 import json
 import math
 import os
-import random
 import sys
+
+import numpy as np
+
+from lockswap_cli import stats
 
 TARGET_APPS_GEOMEAN = 1.15
 TARGET_APP_FLOOR = 0.95
 TARGET_ROW = 1.0
-
-
-def better(paired, lower_is_better):
-    """(ratio, low, high) as 'times better than the baseline'."""
-    r, lo, hi = paired["ratio"], paired["ci_low"], paired["ci_high"]
-    if not lower_is_better:
-        return r, lo, hi
-    inv = lambda x: None if not x else 1.0 / x
-    return inv(r), inv(hi), inv(lo)
 
 
 def fmt(x, digits=3):
@@ -82,19 +76,18 @@ def round_ratios(result, label):
     return out
 
 
-def geomean_interval(app_results, label, boot=2000, seed=1):
+def geomean_interval(app_results, label, seed=1):
     """The apps' geometric mean per round (rounds where every app has both
     arms), then the median of those and a 95% bootstrap interval over
     rounds: the geomean's noise, which one median per app hides."""
     per_app = [round_ratios(res, label) for res in app_results]
     rounds = set.intersection(*(set(a) for a in per_app)) if per_app else set()
-    gms = [math.exp(sum(math.log(a[r]) for a in per_app) / len(per_app)) for r in sorted(rounds)]
-    if len(gms) < 2:
+    gms = np.asarray([math.exp(sum(math.log(a[r]) for a in per_app) / len(per_app))
+                      for r in sorted(rounds)])
+    if gms.size < stats.MIN_RUNS:
         return None
-    rng = random.Random(seed)
-    med = lambda v: sorted(v)[len(v) // 2] if len(v) % 2 else sum(sorted(v)[len(v) // 2 - 1:len(v) // 2 + 1]) / 2
-    boots = sorted(med([rng.choice(gms) for _ in gms]) for _ in range(boot))
-    return med(gms), boots[int(0.025 * boot)], boots[int(0.975 * boot) - 1], len(gms)
+    low, high = stats.middle(stats.resampled_medians(gms, np.random.default_rng(seed)))
+    return float(np.median(gms)), low, high, int(gms.size)
 
 
 def main(out):
@@ -113,7 +106,7 @@ def main(out):
         base = next(s for s in res["summary"] if s["backend"] == labels[0])
         cells = {}
         for p in res.get("paired", []):
-            r, lo, hi = better(p, lower)
+            r, lo, hi = stats.times_better(p, lower)
             share = extra_median(res, p["backend"], "min_share")
             cells[p["backend"]] = (r, lo, hi, share, p["rounds"])
             per_arm.setdefault(p["backend"], []).append((name, group, r))

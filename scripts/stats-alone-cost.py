@@ -28,6 +28,8 @@ import sys
 
 import numpy as np
 
+from lockswap_cli import stats
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIB = os.path.join(REPO, "liblockswap.so")
 MB = os.path.join(REPO, "build/bench/mutexbench")
@@ -76,12 +78,6 @@ def run_once(cmd, key, settings):
     sys.exit(f"stats-alone-cost: no {key} in the output of {' '.join(cmd)}")
 
 
-def paired(base, other, lower_better, rng):
-    r = np.array([(b / o) if lower_better else (o / b) for b, o in zip(base, other)])
-    boots = [np.median(rng.choice(r, len(r))) for _ in range(2000)]
-    return float(np.median(r)), float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5))
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=7)
@@ -94,25 +90,23 @@ def main():
         if not os.path.exists(path):
             sys.exit(f"stats-alone-cost: {path} missing: run make -j2 all first")
     arm_set = arms()
-    rng = np.random.default_rng(1)
     order_rng = random.Random(1)
     lines = [f"Rounds: {a.rounds} (every arm once per round, shuffled); load before: "
              f"{open('/proc/loadavg').read().split()[:3]}", "",
              "| row | none (median) | " + " | ".join(f"{n} / none" for n in list(arm_set)[1:]) + " |",
              "|---|---|" + "---|" * (len(arm_set) - 1)]
     for name, cmd, key, lower in rows(a.seconds):
-        vals = {n: [] for n in arm_set}
+        rounds = {}
         run_once(cmd, key, None)  # warm-up: page cache, CPU frequency
-        for _ in range(a.rounds):
+        for r in range(a.rounds):
             names = list(arm_set)
             order_rng.shuffle(names)
-            for n in names:
-                vals[n].append(run_once(cmd, key, arm_set[n]))
+            rounds[r] = {n: run_once(cmd, key, arm_set[n]) for n in names}
         cells = []
-        for n in list(arm_set)[1:]:
-            m, lo, hi = paired(vals["none"], vals[n], lower, rng)
+        for row in stats.paired(rounds, list(arm_set), lower, seed=1):
+            m, lo, hi = stats.times_better(row, lower)
             cells.append(f"**{m:.3f}** [{lo:.3f}, {hi:.3f}]")
-        base = float(np.median(vals["none"]))
+        base = float(np.median([v["none"] for v in rounds.values()]))
         lines.append(f"| {name} ({key}{', lower is better' if lower else ''}) | {base:,.6g} | "
                      + " | ".join(cells) + " |")
         print(lines[-1], file=sys.stderr)

@@ -129,3 +129,15 @@ def paired(rounds, labels, lower_is_better, seed):
                        verdict=verdict((low, high), lower_is_better))
         rows.append(row)
     return rows
+
+
+def times_better(row, lower_is_better):
+    """(ratio, low, high) of a compare() or paired() row as "times better
+    than the baseline", so that > 1 is better whatever the metric: a
+    lower-is-better ratio (a latency, a wall time) is inverted, interval
+    included.  None where the row has none."""
+    r, lo, hi = row["ratio"], row["ci_low"], row["ci_high"]
+    if not lower_is_better:
+        return r, lo, hi
+    inv = lambda x: 1.0 / x if x else None
+    return inv(r), inv(hi), inv(lo)

@@ -125,5 +125,19 @@ class Paired(unittest.TestCase):
                          stats.paired(rounds, ["A", "B"], False, 4))
 
 
+class TimesBetter(unittest.TestCase):
+    def test_higher_is_better_is_kept(self):
+        r = {"ratio": 2.0, "ci_low": 1.5, "ci_high": 2.5}
+        self.assertEqual(stats.times_better(r, False), (2.0, 1.5, 2.5))
+
+    def test_lower_is_better_is_inverted_interval_included(self):
+        r = {"ratio": 0.5, "ci_low": 0.4, "ci_high": 0.8}
+        self.assertEqual(stats.times_better(r, True), (2.0, 1.25, 2.5))
+
+    def test_no_ratio_stays_none(self):
+        r = {"ratio": None, "ci_low": None, "ci_high": None}
+        self.assertEqual(stats.times_better(r, True), (None, None, None))
+
+
 if __name__ == "__main__":
     unittest.main()
