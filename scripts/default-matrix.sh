@@ -58,13 +58,9 @@ say() { echo "default-matrix: $*" >&2; }
 [ -x "$MB" ] && [ -e liblockswap.so ] || { say "build first: make -j2 all"; exit 2; }
 mkdir -p "$OUT/rows"
 {
-	echo "date: $(date -u +%FT%TZ)"
-	echo "host: $(uname -n) $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
-	echo "glibc: $(ldd --version | head -1)"
-	echo "lockswap: $(git describe --always --dirty 2>/dev/null || echo unknown)"
+	bash scripts/machine-info.sh "load before"
 	echo "arms: ${ARMS[*]}"
 	echo "rounds: $RUNS measured + $WARMUP warm-up; MutexBench window $DUR s"
-	echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$OUT/machine.txt"
 
 want() { # is row $1 asked for?

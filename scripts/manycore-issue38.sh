@@ -45,13 +45,7 @@ if [ -n "${LIBS_DIR:-}" ] && [ -d "$LIBS_DIR" ]; then
 	ldconfig 2>/dev/null || true
 fi
 [ -x build/bench/mutexbench ] && [ -e liblockswap.so ] || { say "build first: make -j2 all"; exit 2; }
-{
-	echo "date: $(date -u +%FT%TZ)"
-	echo "host: $(uname -n) $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"
-	echo "glibc: $(ldd --version | head -1)"
-	echo "lockswap: $(git describe --always --dirty 2>/dev/null || echo unknown)"
-	echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
-} >"$OUT/machine.txt"
+bash scripts/machine-info.sh >"$OUT/machine.txt"
 
 part_default() {
 	if [ -n "${LS_MANYCORE_QUICK:-}" ]; then
