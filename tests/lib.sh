@@ -61,6 +61,14 @@ o = [o for o in json.load(sys.stdin)["options"] if o["name"] == "LOCKSWAP_RWLOCK
 print("\n".join(o["choices"].split("|")))'
 }
 
+# An option's default (option_default LOCKSWAP_RWLOCK), as the library
+# describes it.
+option_default() {
+	describe_json | /usr/bin/python3 -c '
+import json, sys
+print([o for o in json.load(sys.stdin)["options"] if o["name"] == sys.argv[1]][0]["default"])' "$1"
+}
+
 finish() {
 	echo "$1: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]

@@ -150,7 +150,7 @@ done
 # Verbose: the configuration goes to stderr, stdout is the program's own.
 # Without LOCKSWAP_BACKEND: the library's default, every INNER of its
 # description named.
-default_backend=$(sed -n 's/^#define LS_BACKEND_DEFAULT "\(.*\)"$/\1/p' backends/backend.h)
+default_backend=$(option_default LOCKSWAP_BACKEND)
 out=$(LOCKSWAP_VERBOSE=on LD_PRELOAD=$LIB "$P/kinds" 2>"$LOGS/verbose.err")
 if grep -q "^lockswap .*backend=$default_backend " "$LOGS/verbose.err" &&
 	! grep -q 'INNER' "$LOGS/verbose.err" && ! echo "$out" | grep -q '^lockswap'; then

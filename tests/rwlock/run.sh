@@ -47,7 +47,7 @@ for rw in $(list_rw_backends); do
 	done
 done
 # C11 objects under a chosen mutex backend get the default rwlock backend.
-default_rw=$(sed -n 's/^#define LS_RWLOCK_DEFAULT "\(.*\)"$/\1/p' backends/rwlock.h)
+default_rw=$(option_default LOCKSWAP_RWLOCK)
 for mb in glibc futex queued; do
 	run_prog "mutex-$mb" "$default_rw" c11 LOCKSWAP_BACKEND="$mb"
 done
