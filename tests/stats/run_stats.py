@@ -46,14 +46,19 @@ TIMEOUT = 120
 
 
 
-def backends():
+def describe():
+    """The library's own description of itself (lockswap_describe JSON)."""
     lib = ctypes.CDLL(LIB)
     lib.lockswap_describe.restype = ctypes.c_size_t
     lib.lockswap_describe.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     need = lib.lockswap_describe(None, 0)
     buf = ctypes.create_string_buffer(need + 1)
     lib.lockswap_describe(buf, need + 1)
-    names = [b["name"] for b in json.loads(buf.value.decode())["backends"]]
+    return json.loads(buf.value.decode())
+
+
+def backends():
+    names = [b["name"] for b in describe()["backends"]]
     # As tests/lib.sh's list_backends: each wrapper over futex, tts and mcs
     # only, unless LSTEST_ALL_INNERS is set (the unit tests cover every inner).
     if os.environ.get("LSTEST_ALL_INNERS"):
@@ -659,13 +664,9 @@ def test_off(tmp):
            "statistics off: no summary, no file", p.stderr[-300:])
 
 
-def library_default(header, macro):
-    """A default backend name, from the header that defines it."""
-    with open(os.path.join(REPO, header)) as f:
-        for line in f:
-            if line.startswith(f"#define {macro} "):
-                return line.split('"')[1]
-    raise RuntimeError(f"no {macro} in {header}")
+def option_default(name):
+    """An option's default, as the library describes it."""
+    return next(o["default"] for o in describe()["options"] if o["name"] == name)
 
 
 def test_alone(tmp):
@@ -675,8 +676,8 @@ def test_alone(tmp):
     contention; choosing one lock leaves the other at its default."""
     plain = {k: v for k, v in os.environ.items() if not k.startswith("LOCKSWAP_")}
     plain.pop("LD_PRELOAD", None)
-    mutex = library_default("backends/backend.h", "LS_BACKEND_DEFAULT")
-    rwlock = library_default("backends/rwlock.h", "LS_RWLOCK_DEFAULT")
+    mutex = option_default("LOCKSWAP_BACKEND")
+    rwlock = option_default("LOCKSWAP_RWLOCK")
     cases = (("STATS alone", dict(LOCKSWAP_STATS="summary"), mutex, rwlock),
              ("STATS_PROM alone", dict(LOCKSWAP_STATS_PROM=os.path.join(tmp, "p.prom")), mutex, rwlock),
              ("STATS with RWLOCK=bravo", dict(LOCKSWAP_STATS="summary", LOCKSWAP_RWLOCK="bravo"),
