@@ -145,9 +145,7 @@ static struct ls_qnode *pop(struct ls_ces *l)
 
 /* Run waiter w's critical section here: switch to its context, which
  * resumes in its lock call and comes back at its unlock (DONE) or when it
- * must block (BACK).  The AWAY bit sends its unlock to the slow path.
- * What a signal handler kept for our own context meanwhile (a signal sent
- * to this thread for us) is queued to us again once we are back. */
+ * must block (BACK).  The AWAY bit sends its unlock to the slow path. */
 static uint32_t run_away(struct ls_ces *l, struct ls_home *w, struct ls_home *self)
 {
 	w->host = self;
@@ -155,7 +153,6 @@ static uint32_t run_away(struct ls_ces *l, struct ls_home *w, struct ls_home *se
 	atomic_fetch_or_explicit(&l->word, LS_CES_AWAY, memory_order_relaxed);
 	ls_fiber_switch(&w->delegate, w->ctx);
 	atomic_fetch_and_explicit(&l->word, ~(uint32_t)LS_CES_AWAY, memory_order_relaxed);
-	ls_home_signal_flush(self);
 	return w->result;
 }
 
@@ -177,14 +174,21 @@ static bool host_begin(struct hosting *ho)
 	ls_sigmask_t internal = LS_SIGMASK_INTERNAL;
 	ls_sys6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&internal, (long)&ho->own, sizeof internal, 0, 0);
 	ho->self->mask = ho->own | LS_SIGMASK_INTERNAL;
+	ho->self->hosting = true;
 	return ho->on = true;
 }
 
+/* After the batch and its wake-ups: our own signals, kept meanwhile
+ * (core/runtime/home_signal.h), and glibc's internal ones are delivered
+ * here, in our own context. */
 static void host_end(struct hosting *ho)
 {
-	/* The internal signals sent meanwhile are delivered here. */
-	if (ho->on)
-		ls_sys_sigmask_set(&ho->own);
+	if (!ho->on)
+		return;
+	ho->self->hosting = false;
+	ls_sys_sigmask_set(&ho->own);
+	ho->self->mask = ho->own;
+	ls_home_signal_flush(ho->self);
 }
 
 /* The holder's release: run waiters' sections while they are delegable and
@@ -245,7 +249,6 @@ static void release_or_pass(struct ls_ces *l, bool may_run)
 		granted = true;
 		break;
 	}
-	host_end(&ho);
 	/* The finished waiters' wake-ups, off the critical path.  release:
 	 * their threads read the contexts saved here. */
 	for (uint32_t i = 0; i < ran; i++) {
@@ -256,6 +259,7 @@ static void release_or_pass(struct ls_ces *l, bool may_run)
 		atomic_store_explicit(&back->state, N_BACK, memory_order_release);
 		ls_unpark(&back->state, 1);
 	}
+	host_end(&ho);
 	if (ran || back || granted)
 		ls_delegation_count_batch(ran, back != NULL, (enum ls_home_reason)why, granted);
 }

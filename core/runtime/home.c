@@ -1,62 +1,10 @@
 #include "home.h"
 
-#include <sys/mman.h>
-
-#include "thread.h"
-
 __thread struct ls_home *ls_home_current __attribute__((tls_model("initial-exec")));
 __thread unsigned ls_home_pins __attribute__((tls_model("initial-exec")));
 const struct ls_home_hooks *ls_home_hooks;
 bool ls_home_delegation_wanted;
 bool ls_home_delegating;
-
-/*
- * One block per thread record (kept in it): the struct on the first pages,
- * a guard page, then the parking stack.  The parking stack runs the queue
- * push and the futex wait of a delegable waiter (core/delegation/ces.c),
- * and the signal handlers that interrupt that wait: the routing of
- * home_signal.c, a few hundred bytes, under a kernel signal frame of up to
- * a few KiB (AVX-512 state); the size leaves room for sanitizer builds.
- */
-#define HOME_PAGE 4096u
-#define HOME_HEAD (2u * HOME_PAGE)
-#define HOME_BYTES (64u * 1024u)
-
-_Static_assert(sizeof(struct ls_home) <= HOME_HEAD, "home block outgrew its pages");
-
-static struct ls_home *make_home(void)
-{
-	char *p = mmap(NULL, HOME_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-	               -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	mprotect(p + HOME_HEAD, HOME_PAGE, PROT_NONE);
-	struct ls_home *h = (struct ls_home *)p;
-	h->stack_top = p + HOME_BYTES;
-	return h;
-}
-
-struct ls_home *ls_home_self(void)
-{
-	struct ls_home *h = ls_home_current;
-	if (h)
-		return h;
-	struct ls_thread *t = ls_thread_self();
-	if (!t)
-		return NULL;
-	/* A record belongs to one live thread at a time, and only its thread
-	 * reads or writes this field: no race, plain accesses. */
-	if (!t->home && !(t->home = make_home()))
-		return NULL;
-	h = t->home;
-	/* A reused block is a new thread's: its identity, nothing kept. */
-	h->tid = ls_sys_gettid();
-	h->tp = ls_home_tp();
-	h->parked = h->away = h->interrupted = h->mask_dirty = false;
-	atomic_store_explicit(&h->kept, 0, memory_order_relaxed);
-	ls_home_current = h;
-	return h;
-}
 
 void ls_home_after_fork(void)
 {

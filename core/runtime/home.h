@@ -88,6 +88,10 @@ struct ls_home {
 	/* A signal handler blocked a re-queued signal in this kernel thread's
 	 * mask: the owner sets its mask again before it goes on. */
 	volatile bool mask_dirty;
+	/* This thread runs a batch of others' sections (a delegate): its own
+	 * signals are kept until the batch has ended and its waiters are
+	 * woken (home_signal.c).  Written by this thread only. */
+	volatile bool hosting;
 	int cancel_state;     /* the embedder's, kept while away (ls_home_hooks) */
 	ls_sigmask_t mask;    /* the context's signal mask, read when it parks or hosts */
 	long tid;             /* the kernel thread this context belongs to */

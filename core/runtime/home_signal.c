@@ -105,6 +105,13 @@ bool ls_home_signal_route(int sig, siginfo_t *si, void *ucontext,
 			 * signals the delegate blocks for its batch. */
 			sc->hosted = h;
 			*frame_mask(ucontext) &= ~LS_SIGMASK_INTERNAL;
+		} else if (h->hosting) {
+			/* A delegate between two sections of its batch: a
+			 * handler of its own could block (a collector's
+			 * suspend handler does) while the sections it ran wait
+			 * for their wake-up, at the batch's end. */
+			keep(h, tid, sig, si, ucontext);
+			return false;
 		} else if (h->parked) {
 			/* h's own thread, parked: h's context is not here. */
 			if (h->withdraw && h->withdraw(h)) {

@@ -6,9 +6,14 @@
  *   - on a delegate D that runs waiter W's section.  The kernel sees D's
  *     thread; the running context is W's.  A signal for D's own context
  *     (another thread's pthread_kill of D, which the embedder tags with
- *     its target) is kept in D's block and queued again to D once D's own
- *     context runs; every other signal (a fault of the section, abort(),
- *     SIGPIPE, a process-wide signal) runs its handler now, in W's context.
+ *     its target) is kept in D's block and queued again to D when its
+ *     batch has ended; every other signal (a fault of the section,
+ *     abort(), SIGPIPE, a process-wide signal) runs its handler now, in
+ *     W's context.
+ *   - on D between two sections of its batch: kept too.  Its handler could
+ *     block (a garbage collector's suspend handler waits there for the
+ *     world to restart), and the waiters whose sections D ran are woken
+ *     only at the batch's end: they could not answer the collector.
  *   - on W's own thread, parked while W waits.  W's handler cannot run
  *     there: W's context is queued or running elsewhere.  If W is still
  *     waiting, it is taken out of the queue (the lock's `withdraw`), and
@@ -58,9 +63,9 @@ void ls_home_signal_done(const struct ls_home_signal_scope *sc, void *ucontext);
  * it then goes out as SI_QUEUE. */
 void ls_home_signal_tag(siginfo_t *info, const void *target);
 
-/* A delegate's own context runs again after a section: queue again to its
- * thread what was kept for it, with its own mask back if a handler changed
- * the thread's. */
+/* A delegate's batch has ended and its waiters are woken: queue again to
+ * its thread what was kept for it, with its own mask back if a handler
+ * changed the thread's. */
 void ls_home_signal_flush(struct ls_home *self);
 
 #endif

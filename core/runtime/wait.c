@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include "home.h"
+#include "park.h"
 #include "thread.h"
 #include "timespec.h"
 
@@ -289,8 +290,7 @@ static void nothing_to_leave(void *arg)
 int ls_park_uncancellable(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
                           const struct timespec *abstime)
 {
-	ls_go_home(LS_BACK_PARK);
-	return ls_futex_wait(word, expected, clock, abstime);
+	return ls_park_home_first(word, expected, clock, abstime);
 }
 
 int ls_park_cancel_point(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,

@@ -1,5 +1,5 @@
 /*
- * calls.c - the wrappers of calls.def: each sends a delegated critical
+ * wrappers.c - the wrappers of calls.def: each sends a delegated critical
  * section home (core/runtime/home.h), then calls glibc's definition.
  *
  * The prototypes are glibc's own (its headers declare them; the
@@ -54,11 +54,17 @@ ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags);
 ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
                        struct sockaddr *addr, socklen_t *len);
 
-/* The NEXTRA words of a variadic call, read as unsigned long: on x86-64
- * every integer or pointer argument is passed in a 64-bit slot, and glibc
- * reads back only what the call's flags ask for. */
-#define VA_ARGS_1 va_arg(ap, unsigned long)
-#define VA_ARGS_4 VA_ARGS_1, VA_ARGS_1, VA_ARGS_1, VA_ARGS_1
+/* The NEXTRA words of a variadic call, read in order (one statement each:
+ * the order of a call's arguments is unspecified) as unsigned long: on
+ * x86-64 every integer or pointer argument is passed in a 64-bit slot, and
+ * glibc reads back only what the call's flags ask for. */
+#define VA_READ_1 unsigned long a1 = va_arg(ap, unsigned long);
+#define VA_PASS_1 a1
+#define VA_READ_4                                                        \
+	VA_READ_1 unsigned long a2 = va_arg(ap, unsigned long);          \
+	unsigned long a3 = va_arg(ap, unsigned long);                    \
+	unsigned long a4 = va_arg(ap, unsigned long);
+#define VA_PASS_4 a1, a2, a3, a4
 #define UNPAREN(...) __VA_ARGS__
 
 #define LS_AWAY(REASON, RET, NAME, PARAMS, ARGS)                         \
@@ -90,9 +96,9 @@ ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
 		ls_go_home(LS_BACK_##REASON);                            \
 		va_list ap;                                              \
 		va_start(ap, LAST);                                      \
-		RET r = GLIBC(NAME)(UNPAREN ARGS, VA_ARGS_##NEXTRA);     \
+		VA_READ_##NEXTRA                                         \
 		va_end(ap);                                              \
-		return r;                                                \
+		return GLIBC(NAME)(UNPAREN ARGS, VA_PASS_##NEXTRA);      \
 	}
 #define LS_AWAY_CUSTOM(REASON, NAME) void *_Atomic ls_glibc_##NAME;
 #include "calls.def"
