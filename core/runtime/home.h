@@ -95,7 +95,6 @@ struct ls_home {
 	int cancel_state;     /* the embedder's, kept while away (ls_home_hooks) */
 	ls_sigmask_t mask;    /* the context's signal mask, read when it parks or hosts */
 	long tid;             /* the kernel thread this context belongs to */
-	const void *tp;       /* its thread pointer (FS base): the context's identity */
 	_Atomic uint64_t kept;  /* signals kept for this context, bit s-1 = signal s */
 	unsigned char kept_info[64][LS_HOME_SIGINFO_BYTES];
 	char *stack_top;      /* the parking stack (16-byte aligned top) */
@@ -123,8 +122,8 @@ extern __thread unsigned ls_home_pins __attribute__((tls_model("initial-exec")))
  * record or no memory (then the caller waits without delegation). */
 struct ls_home *ls_home_self(void);
 
-/* The running context's identity: its thread pointer (glibc's TCB, whose
- * first word points at itself). */
+/* The running context's thread pointer (glibc's TCB, whose first word
+ * points at itself): where its initial-exec TLS is. */
 static inline const void *ls_home_tp(void)
 {
 #if defined(__x86_64__)

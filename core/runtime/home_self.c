@@ -45,9 +45,8 @@ struct ls_home *ls_home_self(void)
 	if (!t->home && !(t->home = make_home()))
 		return NULL;
 	h = t->home;
-	/* A reused block is a new thread's: its identity, nothing kept. */
+	/* A reused block is a new thread's: its kernel thread, nothing kept. */
 	h->tid = ls_sys_gettid();
-	h->tp = ls_home_tp();
 	h->parked = h->away = h->interrupted = h->mask_dirty = false;
 	atomic_store_explicit(&h->kept, 0, memory_order_relaxed);
 	ls_home_current = h;

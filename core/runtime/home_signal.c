@@ -15,13 +15,13 @@
 struct tag {
 	uint32_t magic;
 	int32_t code;
-	const void *target;
+	struct ls_home *target; /* blocks are never freed (home.h) */
 };
 
 _Static_assert(TAG_OFFSET + sizeof(struct tag) <= LS_HOME_SIGINFO_BYTES,
                "the tag must lie in the part of a siginfo the kernel keeps");
 
-void ls_home_signal_tag(siginfo_t *info, const void *target)
+void ls_home_signal_tag(siginfo_t *info, struct ls_home *target)
 {
 	struct tag t = { TAG_MAGIC, info->si_code, target };
 	memcpy((char *)info + TAG_OFFSET, &t, sizeof t);
@@ -30,7 +30,7 @@ void ls_home_signal_tag(siginfo_t *info, const void *target)
 
 /* The target of a tagged signal, NULL if untagged.  Only SI_QUEUE can
  * carry one: any other layout may use the bytes. */
-static const void *tag_of(const siginfo_t *si)
+static struct ls_home *tag_of(const siginfo_t *si)
 {
 	if (si->si_code != SI_QUEUE)
 		return NULL;
@@ -84,43 +84,79 @@ static void keep(struct ls_home *host, long tid, int sig, const siginfo_t *si, v
 	ls_delegation_count_signal_kept();
 }
 
+/* Whether an untagged signal may travel tagged: its layout leaves the
+ * tag's bytes unused (a kill, tgkill or sigqueue; not SIGCHLD's times nor
+ * a fault's address bounds). */
+static bool taggable(const siginfo_t *si)
+{
+	return si->si_code == SI_USER || si->si_code == SI_TKILL || si->si_code == SI_QUEUE;
+}
+
+/* Send a tagged signal to where its target context runs now: its
+ * delegate's thread while away, else its own thread (where, parked, it is
+ * queued again until the context is home).  The context may move before
+ * the signal lands; the receiver routes it again. */
+static void forward(struct ls_home *x, int sig, const siginfo_t *si)
+{
+	struct ls_home *host = x->away ? x->host : NULL;
+	ls_sys_tgsigqueueinfo(ls_sys_getpid(), host ? host->tid : x->tid, sig, si);
+}
+
 bool ls_home_signal_route(int sig, siginfo_t *si, void *ucontext,
                           struct ls_home_signal_scope *sc)
 {
 	sc->hosted = NULL;
-	const void *target = tag_of(si);
+	struct ls_home *target = tag_of(si);
 	struct ls_home *h = ls_home_current; /* the running context's block */
-	if (h) {
-		long tid = ls_sys_gettid();
-		if (tid != h->tid) {
-			/* This kernel thread is a delegate running h's context. */
-			struct ls_home *host = h->host;
-			if (target && target != h->tp && host) {
-				keep(host, tid, sig, si, ucontext);
-				return false;
-			}
-			/* The program's handler may send its context home
-			 * (any call of interpose/away/), where the frame's mask
-			 * becomes that thread's: it must not carry the internal
-			 * signals the delegate blocks for its batch. */
-			sc->hosted = h;
-			*frame_mask(ucontext) &= ~LS_SIGMASK_INTERNAL;
-		} else if (h->hosting) {
-			/* A delegate between two sections of its batch: a
-			 * handler of its own could block (a collector's
-			 * suspend handler does) while the sections it ran wait
-			 * for their wake-up, at the batch's end. */
-			keep(h, tid, sig, si, ucontext);
-			return false;
-		} else if (h->parked) {
-			/* h's own thread, parked: h's context is not here. */
-			if (h->withdraw && h->withdraw(h)) {
-				h->interrupted = true;
-				ls_delegation_count_interrupted();
-			}
-			requeue_blocked(h, tid, sig, si, ucontext);
+	if (!h) {
+		if (target)
+			untag(si);
+		return true;
+	}
+	long tid = ls_sys_gettid();
+	if (target && target != h) {
+		/* Not for the context running here.  A delegate keeps its own
+		 * signals for the end of its batch; any other goes where its
+		 * context is. */
+		struct ls_home *host = tid != h->tid ? h->host : NULL;
+		if (target == host)
+			keep(host, tid, sig, si, ucontext);
+		else
+			forward(target, sig, si);
+		return false;
+	}
+	if (tid != h->tid) {
+		/* A delegate running h's context: the signal is h's (tagged
+		 * for it, a fault of its section, or process-wide).  The
+		 * program's handler may send the context home (any call of
+		 * interpose/away/), where the frame's mask becomes that
+		 * thread's: it must not carry the internal signals the
+		 * delegate blocks for its batch. */
+		sc->hosted = h;
+		*frame_mask(ucontext) &= ~LS_SIGMASK_INTERNAL;
+	} else if (h->hosting) {
+		/* A delegate between two sections of its batch: a handler of
+		 * its own could block (a collector's suspend handler does)
+		 * while the sections it ran wait for their wake-up, at the
+		 * batch's end. */
+		keep(h, tid, sig, si, ucontext);
+		return false;
+	} else if (h->parked) {
+		/* h's own thread, parked: h's context is not here.  Still in
+		 * the queue: taken out, it goes home and retries, and the
+		 * signal waits for it there.  Running on a delegate: the
+		 * signal follows it, as it would reach a running thread. */
+		if (h->withdraw && h->withdraw(h)) {
+			h->interrupted = true;
+			ls_delegation_count_interrupted();
+		} else if (h->away && (target || taggable(si))) {
+			if (!target)
+				ls_home_signal_tag(si, h);
+			forward(h, sig, si);
 			return false;
 		}
+		requeue_blocked(h, tid, sig, si, ucontext);
+		return false;
 	}
 	if (target)
 		untag(si);

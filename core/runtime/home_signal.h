@@ -17,20 +17,25 @@
  *   - on W's own thread, parked while W waits.  W's handler cannot run
  *     there: W's context is queued or running elsewhere.  If W is still
  *     waiting, it is taken out of the queue (the lock's `withdraw`), and
- *     its thread goes home and retries the lock; either way the signal is
- *     queued again to W's thread, blocked until W's context is home
+ *     its thread goes home and retries the lock; the signal is queued
+ *     again to W's thread, blocked until W's context is home
  *     (ls_home_arrived unblocks it, and the handler runs there, at once).
+ *     If W's section runs on a delegate, the signal follows it there,
+ *     tagged, and runs in W's context as it would on a running thread.
  *   - anywhere else: the handler runs now.
  * glibc's own two signals never come here: a delegate blocks them while
  * it runs others' sections (their handlers act on the running thread
  * pointer), and they run once the batch ends.
  *
  * A tag is 16 bytes of the siginfo (offset 32) that no layout of
- * SI_TKILL or SI_QUEUE uses and the kernel still carries (it copies the
- * first 48 bytes of what rt_tgsigqueueinfo gives): a magic word, the code
- * the handler must see, and the target's thread pointer.  Tagged signals
- * travel as SI_QUEUE (the one code a thread may forge for another);
- * handlers never see the tag, and get the code glibc's call would give.
+ * SI_USER, SI_TKILL or SI_QUEUE uses and the kernel still carries (it
+ * copies the first 48 bytes of what rt_tgsigqueueinfo gives): a magic
+ * word, the code the handler must see, and the target's home block (never
+ * freed, so a tag never points at freed memory).  Tagged signals travel
+ * as SI_QUEUE (the one code a thread may forge for another); a thread a
+ * tagged signal lands on, if its context is not the target, sends it on
+ * to where the target runs now.  Handlers never see the tag, and get the
+ * code glibc's call would give.
  *
  * Everything here is async-signal-safe: raw system calls, no errno, and of
  * TLS only the running context's home pointer is read.
@@ -58,10 +63,10 @@ bool ls_home_signal_route(int sig, siginfo_t *si, void *ucontext,
 /* After the program's handler returned (into the trampoline). */
 void ls_home_signal_done(const struct ls_home_signal_scope *sc, void *ucontext);
 
-/* Mark `info` (si_code SI_TKILL or SI_QUEUE, set) as a thread-directed
- * signal for the context whose thread pointer is `target` (sender side):
- * it then goes out as SI_QUEUE. */
-void ls_home_signal_tag(siginfo_t *info, const void *target);
+/* Mark `info` (its si_code set: SI_TKILL, SI_QUEUE or SI_USER) as a
+ * signal for the context whose block is `target`: it then travels as
+ * SI_QUEUE, and every thread it lands on routes it to that context. */
+void ls_home_signal_tag(siginfo_t *info, struct ls_home *target);
 
 /* A delegate's batch has ended and its waiters are woken: queue again to
  * its thread what was kept for it, with its own mask back if a handler

@@ -41,21 +41,23 @@ static pid_t tid_of(pthread_t t)
 	return ~(c >> 3);
 }
 
-/* Whether a signal for t goes out tagged; false: glibc's own call. */
-static bool tagged(pthread_t t, int sig)
+/* The block a signal for t is tagged with; NULL: glibc's own call. */
+static struct ls_home *tagged(pthread_t t, int sig)
 {
-	return ls_home_delegating && sig > 0 && sig < _NSIG && sig != LS_SIG_CANCEL &&
-	       sig != LS_SIG_SETXID && !pthread_equal(t, pthread_self()) && home_of(t);
+	if (!ls_home_delegating || sig <= 0 || sig >= _NSIG || sig == LS_SIG_CANCEL ||
+	    sig == LS_SIG_SETXID || pthread_equal(t, pthread_self()))
+		return NULL;
+	return home_of(t);
 }
 
-static int send_tagged(pthread_t t, siginfo_t *info, int if_exited)
+static int send_tagged(pthread_t t, struct ls_home *to, siginfo_t *info, int if_exited)
 {
 	pid_t tid = tid_of(t);
 	if (tid <= 0)
 		return if_exited;
 	info->si_pid = (pid_t)ls_sys_getpid();
 	info->si_uid = getuid();
-	ls_home_signal_tag(info, (const void *)t);
+	ls_home_signal_tag(info, to);
 	long r = ls_sys_tgsigqueueinfo(info->si_pid, tid, info->si_signo, info);
 	return r < 0 ? (int)-r : 0;
 }
@@ -63,20 +65,22 @@ static int send_tagged(pthread_t t, siginfo_t *info, int if_exited)
 LS_EXPORT int pthread_kill(pthread_t t, int sig)
 {
 	ls_go_home(LS_BACK_SIGNAL);
-	if (!tagged(t, sig))
+	struct ls_home *to = tagged(t, sig);
+	if (!to)
 		return GLIBC(pthread_kill)(t, sig);
 	siginfo_t info;
 	memset(&info, 0, sizeof info);
 	info.si_signo = sig;
 	info.si_code = SI_TKILL;
 	/* glibc sends nothing to a thread that is exiting, and says 0. */
-	return send_tagged(t, &info, 0);
+	return send_tagged(t, to, &info, 0);
 }
 
 LS_EXPORT int pthread_sigqueue(pthread_t t, int sig, const union sigval value)
 {
 	ls_go_home(LS_BACK_SIGNAL);
-	if (!tagged(t, sig))
+	struct ls_home *to = tagged(t, sig);
+	if (!to)
 		return GLIBC(pthread_sigqueue)(t, sig, value);
 	siginfo_t info;
 	memset(&info, 0, sizeof info);
@@ -84,5 +88,5 @@ LS_EXPORT int pthread_sigqueue(pthread_t t, int sig, const union sigval value)
 	info.si_code = SI_QUEUE;
 	info.si_value = value;
 	/* glibc: ESRCH for a thread that has exited. */
-	return send_tagged(t, &info, ESRCH);
+	return send_tagged(t, to, &info, ESRCH);
 }

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <sys/mman.h>
 
@@ -261,6 +262,127 @@ static void waiting(void)
 	check_delegated(d, "waiting");
 }
 
+/* ---- a signal to a thread whose section is running --------------------- */
+
+static pthread_t waiters[MAX_SECTIONS];
+static atomic_int running[MAX_SECTIONS], got[MAX_SECTIONS], stop_watch;
+
+static void on_running(int sig)
+{
+	(void)sig;
+	if (h_id >= 0 && pthread_equal(pthread_self(), section_self[h_id]))
+		atomic_store(&got[h_id], 1);
+}
+
+/* The section waits for its own handler, as a program may wait for a
+ * flag its handler sets: under glibc the handler runs while the thread
+ * runs its section, wherever that section runs. */
+static void waits_for_its_handler(int id)
+{
+	section_self[id] = pthread_self();
+	atomic_store(&running[id], 1);
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	while (!atomic_load(&got[id]) && t.tv_sec - t0.tv_sec < 3);
+}
+
+static void *watcher(void *arg)
+{
+	int n = (int)(intptr_t)arg;
+	int sent = 0;
+	while (sent < n && !atomic_load(&stop_watch)) {
+		for (int i = 0; i < n; i++)
+			if (atomic_load(&running[i]) == 1) {
+				atomic_store(&running[i], 2);
+				pthread_kill(waiters[i], SIGUSR2);
+				sent++;
+			}
+		usleep(100);
+	}
+	return NULL;
+}
+
+static void keep_waiters(pthread_t *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		waiters[i] = t[i];
+}
+
+static void running_section(void)
+{
+	signal(SIGUSR2, on_running);
+	memset(running, 0, sizeof running);
+	memset(got, 0, sizeof got);
+	atomic_store(&stop_watch, 0);
+	pthread_t w;
+	pthread_create(&w, NULL, watcher, (void *)(intptr_t)N);
+	int d = run_sections_hook(N, waits_for_its_handler, keep_waiters);
+	atomic_store(&stop_watch, 1);
+	pthread_join(w, NULL);
+	int ok = 0;
+	for (int i = 0; i < N; i++)
+		ok += atomic_load(&got[i]);
+	CHECK_EQ(ok, N, "running: a signal to a thread whose section runs reaches its handler during the section, in its context");
+	check_delegated(d, "running");
+	signal(SIGUSR2, SIG_DFL);
+}
+
+/* ---- a handler that sends its section home ------------------------------ */
+
+static atomic_int homed_ok;
+static unsigned long long blk_after[MAX_SECTIONS];
+
+static void on_go_home(int sig)
+{
+	(void)sig;
+	/* write() sends a delegated section home, from inside its handler. */
+	int fd = open("/dev/null", O_WRONLY);
+	if (fd >= 0 && write(fd, "x", 1) == 1)
+		atomic_fetch_add(&homed_ok, 1);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void raises_and_goes_home(int id)
+{
+	section_self[id] = pthread_self();
+	raise(SIGUSR2);
+}
+
+/* At home after the section: the thread's mask, as the kernel keeps it,
+ * has none of the delegate's batch mask in it (bits 31-32: signals 32, 33). */
+static void read_blk_after(int id)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/self/task/%d/status", (int)raw_tid());
+	FILE *f = fopen(path, "r");
+	blk_after[id] = ~0ull;
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f))
+		if (sscanf(line, "SigBlk: %llx", &blk_after[id]) == 1)
+			break;
+	fclose(f);
+}
+
+static void handler_goes_home(void)
+{
+	signal(SIGUSR2, on_go_home);
+	atomic_store(&homed_ok, 0);
+	h_epilogue = read_blk_after;
+	int d = run_sections(N, raises_and_goes_home);
+	h_epilogue = NULL;
+	int clean = 0;
+	for (int i = 0; i < N; i++)
+		clean += (blk_after[i] & (3ull << 31)) == 0;
+	CHECK_EQ(atomic_load(&homed_ok), N, "handler goes home: a handler that blocks in I/O runs to its end");
+	CHECK_EQ(clean, N, "handler goes home: its thread's mask afterwards blocks none of glibc's internal signals");
+	check_delegated(d, "handler goes home");
+	signal(SIGUSR2, SIG_DFL);
+}
+
 /* ---- signals to the releasing thread while it runs others' sections ----- */
 
 static atomic_int stop_sender;
@@ -311,6 +433,8 @@ int main(void)
 	sigpipe();
 	faults();
 	waiting();
+	running_section();
+	handler_goes_home();
 	releaser();
 	return check_finish();
 }
