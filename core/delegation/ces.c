@@ -156,6 +156,22 @@ static uint32_t run_away(struct ls_ces *l, struct ls_home *w, struct ls_home *se
 	return w->result;
 }
 
+/* The section's handlers must run on its own alternate signal stack (a
+ * stack-overflow handler depends on it): the delegate takes the waiter's
+ * for the section, when it differs, and gets its own back after.  False:
+ * the kernel refused (we run on our own now, inside a handler): the
+ * waiter is handed the lock instead. */
+static bool take_altstack(struct ls_home *w, struct ls_home *self)
+{
+	return ls_home_same_altstack(&w->alt, &self->alt) || ls_home_use_altstack(&w->alt);
+}
+
+static void give_altstack_back(struct ls_home *w, struct ls_home *self)
+{
+	if (!ls_home_same_altstack(&w->alt, &self->alt))
+		ls_home_use_altstack(&self->alt);
+}
+
 /* The releaser's side of hosting: its own block, and its signal mask with
  * glibc's two internal signals blocked for the batch (their handlers act
  * on the running thread pointer, which is a waiter's during a section). */
@@ -218,7 +234,8 @@ static void release_or_pass(struct ls_ces *l, bool may_run)
 			continue;
 		}
 		struct ls_home *w = n->waiter;
-		if (w && may_run && ran < LS_CES_BATCH && host_begin(&ho) && w->mask == ho.own) {
+		if (w && may_run && ran < LS_CES_BATCH && host_begin(&ho) && w->mask == ho.own &&
+		    take_altstack(w, ho.self)) {
 			uint32_t s = N_WAITING;
 			/* acquire: pairs with the push's release (the saved
 			 * context).  Fails if a signal took the waiter out of the
@@ -226,10 +243,13 @@ static void release_or_pass(struct ls_ces *l, bool may_run)
 			if (!atomic_compare_exchange_strong_explicit(&n->state, &s, N_AWAY,
 			                                             memory_order_acquire,
 			                                             memory_order_relaxed)) {
+				give_altstack_back(w, ho.self);
 				ls_qnode_put(n);
 				continue;
 			}
-			if (run_away(l, w, ho.self) == LS_AWAY_DONE) {
+			uint32_t result = run_away(l, w, ho.self);
+			give_altstack_back(w, ho.self);
+			if (result == LS_AWAY_DONE) {
 				done[ran++] = n;
 				continue;
 			}

@@ -13,6 +13,13 @@ void ls_home_after_fork(void)
 		h->tid = ls_sys_gettid();
 }
 
+bool ls_home_use_altstack(const stack_t *ss)
+{
+	stack_t set = *ss;
+	set.ss_flags &= SS_DISABLE; /* SS_ONSTACK is a reading, not a setting */
+	return ls_sys6(SYS_sigaltstack, (long)&set, 0, 0, 0, 0, 0) == 0;
+}
+
 void ls_home_start_delegation(void)
 {
 	ls_home_delegating = true;

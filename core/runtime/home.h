@@ -94,6 +94,11 @@ struct ls_home {
 	volatile bool hosting;
 	int cancel_state;     /* the embedder's, kept while away (ls_home_hooks) */
 	ls_sigmask_t mask;    /* the context's signal mask, read when it parks or hosts */
+	/* The alternate signal stack of the context's thread: read when the
+	 * block is made, kept up to date by the embedder's sigaltstack (the
+	 * program's calls go home for it).  A delegate runs a section on the
+	 * section's own (ls_home_use_altstack). */
+	stack_t alt;
 	long tid;             /* the kernel thread this context belongs to */
 	_Atomic uint64_t kept;  /* signals kept for this context, bit s-1 = signal s */
 	unsigned char kept_info[64][LS_HOME_SIGINFO_BYTES];
@@ -157,6 +162,17 @@ void ls_home_before_fork(void);
 /* fork(2)'s child step: the calling thread's block belongs to a new
  * kernel thread. */
 void ls_home_after_fork(void);
+
+/* Make this kernel thread's alternate signal stack `ss` (a raw call);
+ * false if the kernel refused (the thread runs on its current one). */
+bool ls_home_use_altstack(const stack_t *ss);
+
+/* Whether two alternate stacks are the same for the kernel. */
+static inline bool ls_home_same_altstack(const stack_t *a, const stack_t *b)
+{
+	bool off_a = a->ss_flags & SS_DISABLE, off_b = b->ss_flags & SS_DISABLE;
+	return off_a == off_b && (off_a || (a->ss_sp == b->ss_sp && a->ss_size == b->ss_size));
+}
 
 /* The context just resumed at home (by its own thread): mark it home, give
  * the thread back its signal mask if a handler changed it and, if it had

@@ -232,6 +232,21 @@ LS_EXPORT __sighandler_t __sysv_signal(int sig, __sighandler_t handler)
 	return install(sig, handler, SA_RESETHAND | SA_NODEFER, false);
 }
 
+/* Goes home (the alternate stack is the kernel thread's), and keeps what
+ * it set in the thread's home block: a delegate runs the thread's
+ * sections on it (core/delegation/ces.c). */
+LS_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	ls_go_home(LS_BACK_THREAD_STATE);
+	int r = GLIBC(sigaltstack)(ss, old);
+	struct ls_home *h;
+	if (r == 0 && ss && ls_home_delegating && (h = ls_home_self()) != NULL) {
+		h->alt = *ss;
+		h->alt.ss_flags &= SS_DISABLE;
+	}
+	return r;
+}
+
 /* Handlers installed before (by the program's own constructors, or
  * before lockswap was chosen) move behind the trampoline too. */
 static void route_installed(void)

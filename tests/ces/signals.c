@@ -265,7 +265,8 @@ static void waiting(void)
 /* ---- a signal to a thread whose section is running --------------------- */
 
 static pthread_t waiters[MAX_SECTIONS];
-static atomic_int running[MAX_SECTIONS], got[MAX_SECTIONS], stop_watch;
+static atomic_int running[MAX_SECTIONS], got[MAX_SECTIONS], got_in_section[MAX_SECTIONS],
+        stop_watch;
 
 static void on_running(int sig)
 {
@@ -286,6 +287,7 @@ static void waits_for_its_handler(int id)
 	do
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	while (!atomic_load(&got[id]) && t.tv_sec - t0.tv_sec < 3);
+	atomic_store(&got_in_section[id], atomic_load(&got[id]));
 }
 
 static void *watcher(void *arg)
@@ -315,6 +317,7 @@ static void running_section(void)
 	signal(SIGUSR2, on_running);
 	memset(running, 0, sizeof running);
 	memset(got, 0, sizeof got);
+	memset(got_in_section, 0, sizeof got_in_section);
 	atomic_store(&stop_watch, 0);
 	pthread_t w;
 	pthread_create(&w, NULL, watcher, (void *)(intptr_t)N);
@@ -323,7 +326,7 @@ static void running_section(void)
 	pthread_join(w, NULL);
 	int ok = 0;
 	for (int i = 0; i < N; i++)
-		ok += atomic_load(&got[i]);
+		ok += atomic_load(&got_in_section[i]);
 	CHECK_EQ(ok, N, "running: a signal to a thread whose section runs reaches its handler during the section, in its context");
 	check_delegated(d, "running");
 	signal(SIGUSR2, SIG_DFL);
@@ -383,6 +386,65 @@ static void handler_goes_home(void)
 	signal(SIGUSR2, SIG_DFL);
 }
 
+/* ---- a handler on the section's own alternate stack --------------------- */
+
+static char alt_mem[MAX_SECTIONS][65536];
+static atomic_int on_own_alt;
+
+static char *alt_guard[MAX_SECTIONS];
+
+/* A fault's handler (as a stack-overflow handler is): it runs where the
+ * fault happened, on the alternate stack of the thread it belongs to. */
+static void on_alt(int sig)
+{
+	(void)sig;
+	char here;
+	int id = h_id;
+	if (id < 0)
+		_exit(3);
+	if (&here >= alt_mem[id] && &here < alt_mem[id] + sizeof alt_mem[id])
+		atomic_fetch_add(&on_own_alt, 1);
+	mprotect(alt_guard[id], 4096, PROT_READ | PROT_WRITE);
+}
+
+static void set_own_altstack(int id)
+{
+	stack_t ss = { .ss_sp = alt_mem[id], .ss_size = sizeof alt_mem[id] };
+	sigaltstack(&ss, NULL);
+}
+
+static void fault_on_alt(int id)
+{
+	section_self[id] = pthread_self();
+	alt_guard[id][0] = 1;
+}
+
+static void drop_altstack(int id)
+{
+	(void)id;
+	stack_t off = { .ss_flags = SS_DISABLE };
+	sigaltstack(&off, NULL);
+}
+
+static void altstack(void)
+{
+	struct sigaction sa = { .sa_handler = on_alt, .sa_flags = SA_ONSTACK };
+	sigaction(SIGSEGV, &sa, NULL);
+	for (int i = 0; i < N; i++)
+		alt_guard[i] = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	atomic_store(&on_own_alt, 0);
+	h_prologue = set_own_altstack;
+	h_epilogue = drop_altstack;
+	int d = run_sections(N, fault_on_alt);
+	h_prologue = h_epilogue = NULL;
+	CHECK_EQ(atomic_load(&on_own_alt), N,
+	         "altstack: a fault's SA_ONSTACK handler runs on the section's own alternate stack");
+	check_delegated(d, "altstack");
+	signal(SIGSEGV, SIG_DFL);
+	for (int i = 0; i < N; i++)
+		munmap(alt_guard[i], 4096);
+}
+
 /* ---- signals to the releasing thread while it runs others' sections ----- */
 
 static atomic_int stop_sender;
@@ -435,6 +497,7 @@ int main(void)
 	waiting();
 	running_section();
 	handler_goes_home();
+	altstack();
 	releaser();
 	return check_finish();
 }
