@@ -128,5 +128,17 @@ while IFS= read -r line; do
 done < <(/usr/bin/python3 "$ROOT/tests/ces/difftest.py" --lib "$LIB" --bin "$P/difftest" \
 	--seeds "${LSTEST_DIFF_SEEDS:-12}" --logs "$LOGS")
 
+# ---- the measurement script, tiny ---------------------------------------
+tmp=$(mktemp -d)
+if RUNS=2 DUR=0.05 THREADS=2 bash "$ROOT/scripts/ces-signals.sh" "$tmp/cs" >"$LOGS/ces-signals.log" 2>&1 &&
+	grep -qE '^ces +[0-9]+ ' "$tmp/cs/mutexbench-2.txt" &&
+	grep -q 'paired ratio' "$tmp/cs/mutexbench-2.txt" &&
+	grep -q 'arch_prctl' "$tmp/cs/ces_costs.txt"; then
+	ok "scripts/ces-signals.sh runs end to end (ces against futex, the costs)"
+else
+	fail "scripts/ces-signals.sh: $(tail -3 "$LOGS/ces-signals.log" | tr '\n' ' ')"
+fi
+rm -rf "$tmp"
+
 echo "# ces group in $(($(date +%s) - start))s"
 finish ces
