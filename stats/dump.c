@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "../core/runtime/own_io.h"
+#include "../core/runtime/sys.h"
 #include "dump.h"
 #include "export.h"
 #include "pending.h"
@@ -55,16 +56,16 @@ static int find_exe(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/* A raw write: it touches no errno, which under the ces backend may be
+ * in use by a context running elsewhere while this thread is parked
+ * (core/runtime/sys.h). */
 static void on_signal(int sig)
 {
-	int saved = errno;
 	int fd = atomic_load_explicit(&pipe_w, memory_order_relaxed);
 	if (fd >= 0) {
 		char b = (char)sig;
-		ssize_t r = ls_own_write(fd, &b, 1);
-		(void)r;
+		ls_sys6(SYS_write, fd, (long)&b, 1, 0, 0, 0);
 	}
-	errno = saved;
 }
 
 static bool make_pipe(void)
