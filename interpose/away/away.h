@@ -35,6 +35,8 @@
  * of these calls are async-signal-safe and may first be called from a
  * signal handler, where dlsym must not run. */
 void ls_away_resolve(void);
+/* The same for the signal calls (signals.c), which are not in calls.def. */
+void ls_away_signals_resolve(void);
 
 /* Install the hooks of core/runtime/home.h (once, at start-up). */
 void ls_away_install(void);

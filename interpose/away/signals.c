@@ -260,13 +260,20 @@ static void route_installed(void)
 	}
 }
 
-void ls_away_start_delegation(void)
+/* From the constructor under every backend (away.h, ls_away_resolve):
+ * sigaction is async-signal-safe, and its first call may come from a
+ * handler, where dlsym must not run. */
+void ls_away_signals_resolve(void)
 {
 	ls_next_symbol("sigaction", &ls_glibc_sigaction);
 	ls_next_symbol("signal", &ls_glibc_signal);
 	ls_next_symbol("bsd_signal", &ls_glibc_bsd_signal);
 	ls_next_symbol("sysv_signal", &ls_glibc_sysv_signal);
 	ls_next_symbol("__sysv_signal", &ls_glibc___sysv_signal);
+}
+
+void ls_away_start_delegation(void)
+{
 	routing = true;
 	route_installed();
 	ls_home_start_delegation();
