@@ -152,6 +152,9 @@ static uint32_t run_away(struct ls_ces *l, struct ls_home *w, struct ls_home *se
 	w->away = true;
 	atomic_fetch_or_explicit(&l->word, LS_CES_AWAY, memory_order_relaxed);
 	ls_fiber_switch(&w->delegate, w->ctx);
+	/* w's context is saved again, running nowhere until its own thread
+	 * resumes it: a signal for it must wait for it there. */
+	w->away = false;
 	atomic_fetch_and_explicit(&l->word, ~(uint32_t)LS_CES_AWAY, memory_order_relaxed);
 	return w->result;
 }
@@ -387,6 +390,7 @@ static int wait_delegable(struct ls_ces *l, struct ls_qnode *n, struct ls_home *
 	if (h->away) {
 		/* Running on a delegate: the section starts when we return. */
 		const struct ls_home_hooks *k = ls_home_hooks;
+		h->left_home = true;
 		if (k && k->leave_home)
 			k->leave_home(h);
 		return 0;

@@ -27,14 +27,14 @@ void ls_home_start_delegation(void)
 
 void ls_home_arrived(struct ls_home *h)
 {
-	/* Only a context that was away ran leave_home: one granted the lock
+	/* Only a context that went away ran leave_home: one granted the lock
 	 * at home has no state of the embedder's to get back (back_home would
 	 * restore another wait's). */
-	bool was_away = h->away;
+	bool owed = h->left_home;
+	h->left_home = false;
 	h->parked = false; /* back on the context's own stack */
-	h->away = false;
 	const struct ls_home_hooks *k = ls_home_hooks;
-	if (was_away && k && k->back_home)
+	if (owed && k && k->back_home)
 		k->back_home(h);
 	/* A handler that ran on the parked thread re-queued its signal and
 	 * blocked it (home_signal.c): unblocking it here runs the program's

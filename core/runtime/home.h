@@ -79,7 +79,13 @@ struct ls_home {
 	bool (*withdraw)(struct ls_home *h);
 	uint32_t result;      /* LS_AWAY_DONE / LS_AWAY_BACK, set before switching back */
 	uint32_t reason;      /* enum ls_home_reason, with LS_AWAY_BACK */
-	bool away;            /* the context runs on a delegate now */
+	/* The context runs on a delegate now: set by the delegate before it
+	 * switches to the context, cleared as soon as it is back, so that a
+	 * signal never follows the context to a delegate it has left. */
+	bool away;
+	/* The embedder's leave_home ran (the context went away once in this
+	 * wait): back_home is owed when it is home again. */
+	bool left_home;
 	/* The home thread runs on its parking stack: written by that thread
 	 * only, read by its own signal handlers (same thread: no fence). */
 	volatile bool parked;
