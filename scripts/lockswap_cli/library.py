@@ -6,6 +6,7 @@ its own: whatever backends and options the built library has are the ones
 the CLI offers and accepts.
 """
 import ctypes
+import difflib
 import json
 import os
 import subprocess
@@ -209,14 +210,25 @@ class Library:
     def options(self):
         return [o["name"] for o in self.describe().get("options", [])]
 
+    def option(self, var):
+        """The library's description of option var (a dict), or None."""
+        return next((o for o in self.describe().get("options", []) if o["name"] == var), None)
+
+    def default(self, var):
+        """The library's default value of option var ("" for none)."""
+        return (self.option(var) or {}).get("default") or ""
+
     def check(self, var, value):
         """None if LOCKSWAP_<var>=value is valid, else the library's
-        one-line message (for an unknown variable, with the known ones)."""
+        one-line message (for an unknown variable, with the known ones; for
+        a misspelt word, the closest accepted one)."""
         rc, msg = self._calls.check(var, value)
         if rc == 0:
             return None
         if var not in self.options() and "did you mean" not in msg:
             msg += f" (known: {', '.join(self.options())})"
+        elif "did you mean" not in msg:
+            msg = with_suggestion(msg, closest(value, accepted_words(self.option(var))))
         return msg
 
     def backend_name(self, name):
@@ -245,6 +257,35 @@ class Library:
         if index < 0:
             raise UsageError(text)
         return index, text
+
+
+BOOL_WORDS = ("on", "off", "yes", "no", "true", "false")
+
+
+def accepted_words(option):
+    """The words an option takes (a choice's names, a boolean's, the word
+    a number option also takes, such as `adaptive`), from its description."""
+    if not option:
+        return []
+    if option.get("kind") == "bool":
+        return list(BOOL_WORDS)
+    return [w for w in option.get("choices", "").replace(",", "|").split("|") if w]
+
+
+def closest(value, words):
+    """The word of words nearest to value, or None when none is close."""
+    near = difflib.get_close_matches(value.strip().lower(), words, n=1, cutoff=0.6)
+    return near[0] if near else None
+
+
+def with_suggestion(msg, word):
+    """msg with "; did you mean WORD?" after its first clause (before the
+    list of accepted values, as the library words its own suggestions)."""
+    if not word:
+        return msg
+    cut = msg.find(" (accepted")
+    cut = len(msg) if cut < 0 else cut
+    return f"{msg[:cut]}; did you mean {word}?{msg[cut:]}"
 
 
 def load(path):
