@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 
 from .errors import UsageError
 
@@ -33,12 +34,38 @@ def take_environment(environ=None):
     return taken
 
 
+# Written by `make install` (and so in the Debian package): the library's
+# folder, relative to <prefix> when it is under it, so that an installation
+# moved as a whole (a scratch root, `dpkg --root`) still finds its own.
+LIBDIR_FILE = os.path.join("share", "lockswap", "libdir")
+
+
+def installed_libdirs(root):
+    """The library folders of an installation at root: the one `make
+    install` recorded, then the multiarch one (Debian's
+    <prefix>/lib/x86_64-linux-gnu), then <prefix>/lib."""
+    out = []
+    try:
+        with open(os.path.join(root, LIBDIR_FILE)) as f:
+            recorded = f.read().strip()
+        if recorded:
+            out.append(os.path.join(root, recorded))  # an absolute one stays absolute
+    except OSError:
+        pass
+    multiarch = sysconfig.get_config_var("MULTIARCH")
+    if multiarch:
+        out.append(os.path.join(root, "lib", multiarch))
+    out.append(os.path.join(root, "lib"))
+    return list(dict.fromkeys(out))
+
+
 def candidates(script=None):
     """Where the library is looked for when --lib is not given, in order:
     <tree>/liblockswap.so for <tree>/scripts/lockswap (a built source tree),
-    then <prefix>/lib/liblockswap.so for an installed <prefix>/bin/lockswap.
-    Without the script's path, <tree> or <prefix> is found from this
-    package's place (<tree>/scripts/ or <prefix>/share/lockswap/)."""
+    then, for an installed <prefix>/bin/lockswap, liblockswap.so in the
+    folders of installed_libdirs(<prefix>).  Without the script's path,
+    <tree> or <prefix> is found from this package's place (<tree>/scripts/
+    or <prefix>/share/lockswap/)."""
     if script:
         root = os.path.dirname(os.path.dirname(os.path.realpath(script)))
     else:
@@ -47,7 +74,8 @@ def candidates(script=None):
         root = parent
         for _ in range(up):
             root = os.path.dirname(root)
-    return [os.path.join(root, LIBNAME), os.path.join(root, "lib", LIBNAME)]
+    return [os.path.join(root, LIBNAME)] + [os.path.join(d, LIBNAME)
+                                            for d in installed_libdirs(root)]
 
 
 def find(explicit=None, script=None):
