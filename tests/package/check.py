@@ -107,7 +107,10 @@ def contents(deb):
 
 
 def dpkg_root(root, *args):
-    flags = [f"--root={root}", "--force-depends", "--log=/dev/null"]
+    # --path-include: a machine whose dpkg configuration leaves out man pages
+    # and docs (minimal container images) must still install ours here.
+    flags = [f"--root={root}", "--force-depends", "--log=/dev/null",
+             "--path-include=/usr/share/man/*", "--path-include=/usr/share/doc/lockswap/*"]
     if os.geteuid() != 0:
         flags += ["--force-not-root", "--force-bad-path"]
     return sh("dpkg", *flags, *args)
