@@ -112,7 +112,7 @@ def fairest_fast(title, doc):
     label, x, share = max(fast, key=lambda f: f[2])
     base = doc["backends"][0]["label"]
     if label == top_label:
-        found = f"**{label}**, the fastest, is also the fairest of them ({FAIRNESS_KEY} {share:.2f})"
+        found = f"**{label}**, the highest median, is also the fairest of them ({FAIRNESS_KEY} {share:.2f})"
     else:
         top_share = fairness(doc, top_label)
         than = f" against {top_share:.2f} for {top_label}" if top_share is not None else ""

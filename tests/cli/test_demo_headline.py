@@ -98,7 +98,7 @@ class Headline(unittest.TestCase):
                                              {"glibc": 0.5, "futex": 0.8}))
         lines = self.headline("--fair", f"B={ab}")
         self.assertEqual(lines, ["- **Fairest of the fast (within 20% of the fastest, by "
-                                 "min_share)**: B: **futex**, the fastest, is also the fairest "
+                                 "min_share)**: B: **futex**, the highest median, is also the fairest "
                                  "of them (min_share 0.80)."])
 
     def test_no_clear_difference_is_not_the_fastest(self):
