@@ -27,7 +27,7 @@ LIBFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden \
             -ftls-model=initial-exec -fno-strict-aliasing $(WARN)
 DEPFLAGS  = -MMD -MP
 
-LIB_SRCS  := $(wildcard core/*/*.c backends/*.c native/*.c interpose/*.c stats/*.c)
+LIB_SRCS  := $(wildcard core/*/*.c backends/*.c native/*.c interpose/*.c interpose/*/*.c stats/*.c)
 CORE_SRCS := $(wildcard core/*/*.c backends/*.c native/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 CORE_OBJS := $(CORE_SRCS:%.c=$(B)/obj/%.o)
@@ -55,9 +55,20 @@ all: liblockswap.so liblockswap-core.a unit-bins preload-bins
 .PHONY: all check demo fairness-demo fleet-demo unit-bins preload-bins install list clean deps \
         man deb
 
-liblockswap.so: $(LIB_OBJS) preload.map
-	$(CC) -shared -o $@ $(LIB_OBJS) -Wl,--version-script=preload.map \
+liblockswap.so: $(LIB_OBJS) $(B)/preload.map
+	$(CC) -shared -o $@ $(LIB_OBJS) -Wl,--version-script=$(B)/preload.map \
 	      -Wl,-z,defs -Wl,-z,now -Wl,-z,relro -ldl -lpthread $(LIBS_EXTRA)
+
+# The version script: preload.map with the names of interpose/away/calls.def
+# (one table: the wrappers, their look-ups and their exports).
+AWAY_ROWS := '\#define LS_AWAY(R, T, N, P, A) N;' '\#define LS_AWAY_VOID(R, N, P, A) N;' \
+             '\#define LS_AWAY_NORETURN(R, N, P, A) N;' \
+             '\#define LS_AWAY_VA(R, T, N, P, A, L, X) N;' '\#define LS_AWAY_CUSTOM(R, N) N;' \
+             '\#include "interpose/away/calls.def"'
+$(B)/preload.map: preload.map interpose/away/calls.def
+	@mkdir -p $(B)
+	printf '%s\n' $(AWAY_ROWS) | $(CC) -E -P -I. -x c - | tr '\n' ' ' > $@.names
+	sed -e "s|/\* calls.def:.*\*/|$$(cat $@.names)|" preload.map > $@
 
 liblockswap-core.a: $(CORE_OBJS)
 	rm -f $@ && ar rcs $@ $^

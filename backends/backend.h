@@ -85,7 +85,7 @@ struct ls_lock_ops {
 	/* Optional: called by ls_backend_select() before the backend is
 	 * chosen (and again whenever it is selected); false refuses the
 	 * backend on this machine or in this process, with a one-line reason
-	 * in err (the delegation lock needs WRFSBASE and no rseq area). */
+	 * in err (the delegation lock needs x86-64 and no rseq area). */
 	bool (*prepare)(char *err, size_t errlen);
 	/* Set only in the tables that interpose/gate.h alone puts in the
 	 * gate (glibc pass-through, the statistics' counting table): with

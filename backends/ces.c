@@ -8,6 +8,10 @@
 
 _Static_assert(sizeof(struct ls_ces) <= LS_LOCK_STATE_BYTES, "ces state fits");
 
+/* The batch bound in the description, from the one constant. */
+#define CES_STR_(x) #x
+#define CES_STR(x) CES_STR_(x)
+
 static int ces_lock(void *s) { return ls_ces_lock(s); }
 static int ces_trylock(void *s) { return ls_ces_trylock(s); }
 static int ces_timedlock(void *s, clockid_t c, const struct timespec *t)
@@ -33,7 +37,7 @@ static bool ces_prepare(char *err, size_t errlen)
 
 const struct ls_lock_ops ls_backend_ces = {
 	.name = "ces",
-	.about = "combine-and-exchange delegation (x86-64, needs GLIBC_TUNABLES=glibc.pthread.rseq=0): FIFO; the releaser runs up to 32 queued waiters' critical sections on its own thread, in their contexts (stack, TLS, FP control), then hands the lock to the next waiter; spins for a time budget learnt per lock while a CPU is free, then parks",
+	.about = "combine-and-exchange delegation, experimental (x86-64, needs GLIBC_TUNABLES=glibc.pthread.rseq=0; what it cannot hide: docs/delegation.md): FIFO; the releaser runs up to " CES_STR(LS_CES_BATCH) " queued waiters' critical sections on its own thread, in their contexts (stack, TLS, FP control, signal mask), then hands the lock to the next waiter; spins for a time budget learnt per lock while a CPU is free, then parks",
 	.state_size = sizeof(struct ls_ces),
 	.lock = ces_lock,
 	.trylock = ces_trylock,

@@ -41,3 +41,10 @@ all: $(B)/bench/nativebench
 $(B)/bench/nativebench: bench/nativebench.c bench/rng.h include/lockswap.h liblockswap-native.a
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude -o $@ $< liblockswap-native.a -lpthread
+
+# ces: the raw calls of its context switch and signal work, timed
+# (docs/delegation.md; docs/results.md section 18)
+all: $(B)/bench/ces_costs
+$(B)/bench/ces_costs: bench/probes/ces_costs.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -o $@ $<

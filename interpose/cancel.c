@@ -24,6 +24,7 @@
 #include <pthread.h>
 
 #include "../core/runtime/futex.h"
+#include "../core/runtime/home.h"
 #include "../core/runtime/wait.h"
 #include "cancel.h"
 #include "export.h"
@@ -51,6 +52,9 @@ static setcanceltype_fn real_setcanceltype(void)
 
 LS_EXPORT int pthread_setcanceltype(int type, int *oldtype)
 {
+	/* From a delegated section: at home, where the section's own
+	 * cancellation state is back (interpose/away/calls.def). */
+	ls_go_home(LS_BACK_CANCEL);
 	setcanceltype_fn f = real_setcanceltype();
 	if (!f)
 		return EINVAL; /* no glibc underneath: nothing we can switch */

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../core/condvar/condvar.h"
+#include "../core/runtime/home.h"
 #include "../core/runtime/probes.h"
 #include "../core/runtime/timespec.h"
 #include "entry.h"
@@ -233,6 +234,9 @@ static int pshared_with_native_mutex(void)
 
 static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
+	/* A wait sleeps, and releases and takes back its mutex: from the
+	 * section's own thread (core/runtime/home.h). */
+	ls_go_home(LS_BACK_CONDVAR);
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
 		return ls_mutex_is_native(m) ? pshared_with_native_mutex() : ls_real.cond_wait(c, m);
@@ -241,6 +245,9 @@ static int cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 
 static int cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *abstime)
 {
+	/* A wait sleeps, and releases and takes back its mutex: from the
+	 * section's own thread (core/runtime/home.h). */
+	ls_go_home(LS_BACK_CONDVAR);
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
 		return ls_mutex_is_native(m) ? pshared_with_native_mutex()
@@ -254,6 +261,9 @@ static int cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct ti
 static int cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
                           const struct timespec *abstime)
 {
+	/* A wait sleeps, and releases and takes back its mutex: from the
+	 * section's own thread (core/runtime/home.h). */
+	ls_go_home(LS_BACK_CONDVAR);
 	const struct ls_lock_ops *b = ls_active();
 	if (served_by_glibc(b, c))
 		return ls_mutex_is_native(m) ? pshared_with_native_mutex()

@@ -12,7 +12,7 @@
 #include "cancel.h"
 #include "config.h"
 #include "gate.h"
-#include "home.h"
+#include "away/away.h"
 #include "real.h"
 #include "rwlock_select.h"
 #include "version.h"
@@ -29,7 +29,7 @@ static _Atomic int record_key_state; /* 0 none, 1 creating, 2 ready */
 static void record_destructor(void *rec)
 {
 	/* A start routine that returned inside a delegated section: finish
-	 * exiting on the thread's own kernel thread (interpose/home.c). */
+	 * exiting on the thread's own kernel thread (interpose/away/). */
 	ls_go_home(LS_BACK_EXIT);
 	if (ls_observing())
 		ls_stats_thread_exit(rec);
@@ -204,7 +204,7 @@ const struct ls_lock_ops *ls_init(void)
 
 	record_key_create();
 	ls_cancel_install();
-	ls_home_install();
+	ls_away_install();
 	if (!ls_real_resolve(&missing)) {
 		snprintf(line, sizeof line, "lockswap: cannot find glibc's %s; lockswap needs glibc >= 2.34\n", missing);
 		report_once(line);
@@ -221,6 +221,9 @@ const struct ls_lock_ops *ls_init(void)
 		ls_rwlock_select(false);
 	} else {
 		ls_rwlock_select(true);
+		/* Checking the options prepared every backend they name (the
+		 * arms' too); only the one selected now may want delegation. */
+		ls_home_delegation_wanted = false;
 		b = ls_backend_select(ls_option_value(ls_option_find("BACKEND")), err, sizeof err);
 		if (!b) /* cannot happen: the option check selected it already */
 			b = &ls_backend_glibc;
@@ -256,6 +259,7 @@ const struct ls_lock_ops *ls_init(void)
 
 static void atfork_child(void)
 {
+	ls_home_after_fork();
 	ls_thread_after_fork();
 	ls_qnode_after_fork();
 	ls_gate_after_fork();
@@ -269,9 +273,10 @@ __attribute__((constructor)) static void ls_constructor(void)
 	/* Registered here, not in ls_init: __register_atfork may allocate, and
 	 * ls_init can run inside a preloaded allocator's own start-up. */
 	pthread_atfork(ls_home_before_fork, NULL, atfork_child);
-	ls_home_resolve();
-	ls_blocking_resolve();
-	ls_thread_state_resolve();
+	ls_away_resolve();
+	/* After the look-ups: the signal routing calls glibc's sigaction. */
+	if (ls_home_delegation_wanted)
+		ls_away_start_delegation();
 	if (ls_observing())
 		ls_stats_constructor();
 }

@@ -30,6 +30,7 @@
 #include "../core/runtime/timespec.h"
 #include "../stats/hooks.h"
 #include "active.h"
+#include "away/pinned.h"
 #include "entry.h"
 #include "mutex_layout.h"
 #include "real.h"
@@ -114,7 +115,7 @@ static SHARED int kind_lock_with(pthread_mutex_t *m, const struct ls_lock_ops *b
 {
 	struct ls_mutex *x = ls_mutex_of(m);
 	if (served_by_glibc(b, kind))
-		return ls_real_mutex_lock(m);
+		return LS_PINNED(ls_real_mutex_lock(m), true);
 	uint32_t me;
 	int r;
 	if (answered_by_owner(x, kind, EDEADLK, &me, &r))
@@ -140,7 +141,7 @@ static SHARED int kind_trylock(pthread_mutex_t *m, const struct ls_lock_ops *b, 
 {
 	struct ls_mutex *x = ls_mutex_of(m);
 	if (served_by_glibc(b, kind))
-		return ls_real_mutex_trylock(m);
+		return LS_PINNED(ls_real_mutex_trylock(m), true);
 	uint32_t me;
 	int r;
 	if (answered_by_owner(x, kind, EBUSY, &me, &r))
@@ -161,8 +162,11 @@ static SHARED int timed(pthread_mutex_t *m, const struct ls_lock_ops *b, clockid
 		return EINVAL;
 	if (served_by_glibc(b, kind)) {
 		if (is_clocklock)
-			return ls_real.mutex_clocklock ? ls_real.mutex_clocklock(m, clock, abstime) : EINVAL;
-		return ls_real.mutex_timedlock ? ls_real.mutex_timedlock(m, abstime) : EINVAL;
+			return ls_real.mutex_clocklock
+			               ? LS_PINNED(ls_real.mutex_clocklock(m, clock, abstime), true)
+			               : EINVAL;
+		return ls_real.mutex_timedlock ? LS_PINNED(ls_real.mutex_timedlock(m, abstime), true)
+		                               : EINVAL;
 	}
 	uint32_t me;
 	int r;
@@ -181,7 +185,7 @@ static SHARED int kind_unlock(pthread_mutex_t *m, const struct ls_lock_ops *b, i
 {
 	struct ls_mutex *x = ls_mutex_of(m);
 	if (served_by_glibc(b, kind))
-		return ls_real_mutex_unlock(m);
+		return LS_PINNED(ls_real_mutex_unlock(m), false);
 	if (tracks_owner(kind)) {
 		uint32_t me = self_id();
 		if (!me || !owned_by(x, me))

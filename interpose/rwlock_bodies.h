@@ -20,6 +20,7 @@
 #include "active.h"
 #include "entry.h"
 #include "rwlock_layout.h"
+#include "away/pinned.h"
 #include "rwlock_real.h"
 
 static inline bool served_by_glibc(const struct ls_rwlock_ops *b, struct ls_rw *x)
@@ -58,7 +59,14 @@ static inline int wrote(struct ls_rw *x, int r)
  * header).  The bodies test for it what they tested for pass-through
  * before, plus gate_only once routed. */
 #define ROUTED(verb, l, b)                                                                     \
-	(UNLIKELY((b)->gate_only) ? ROUTED_SLOW(verb, l) : ls_real_rwlock_##verb(l))
+	(UNLIKELY((b)->gate_only) ? ROUTED_SLOW(verb, l)                                       \
+	                          : LS_PINNED(ls_real_rwlock_##verb(l), PIN_ACQUIRES_##verb))
+/* Which routed verbs take the lock (away/pinned.h). */
+#define PIN_ACQUIRES_rdlock true
+#define PIN_ACQUIRES_tryrdlock true
+#define PIN_ACQUIRES_wrlock true
+#define PIN_ACQUIRES_trywrlock true
+#define PIN_ACQUIRES_unlock false
 
 static INLINE int rdlock_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b)
 {
@@ -111,9 +119,12 @@ static SHARED int timed_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
 	struct ls_rw *x = ls_rw_of(l);
 	if (served_by_glibc(b, x)) {
 		if (d->is_clock)
-			return (write ? ls_real_rwlock.clockwrlock
-			              : ls_real_rwlock.clockrdlock)(l, d->clock, d->abstime);
-		return (write ? ls_real_rwlock.timedwrlock : ls_real_rwlock.timedrdlock)(l, d->abstime);
+			return LS_PINNED((write ? ls_real_rwlock.clockwrlock
+			                        : ls_real_rwlock.clockrdlock)(l, d->clock, d->abstime),
+			                 true);
+		return LS_PINNED((write ? ls_real_rwlock.timedwrlock
+		                        : ls_real_rwlock.timedrdlock)(l, d->abstime),
+		                 true);
 	}
 	if (!ls_clock_supported(d->clock) || !ls_timespec_valid(d->abstime))
 		return EINVAL;

@@ -14,7 +14,11 @@
 #   2. the same in request mode: the worst thread's p99 request latency,
 #      p99.9 and max over all requests;
 #   3. LevelDB readrandom (bench/leveldb_bench, against Debian's libleveldb),
-#      LDB_THREADS, when the program is built (else left out, and said so).
+#      LDB_THREADS, when the program is built (else left out, and said so);
+#   4. issue 44's rows: what a context switch and the signal work cost here
+#      (build/bench/ces_costs: WRFSBASE or arch_prctl), and the differential
+#      test (tests/ces/difftest.py, DIFF_SEEDS seeds, default 40) where many
+#      more sections run delegated than on 2 cores.
 # OUT gets each sweep's .md/.csv/.json/.txt/.png, machine.txt (what ran
 # where) and summary.md (the tables).
 #
@@ -58,7 +62,7 @@ LB=build/bench/leveldb_bench
 
 say() { echo "manycore-delegation: $*" >&2; }
 
-[ -n "${NO_BUILD:-}" ] || make -s liblockswap.so "$MB" >/dev/null
+[ -n "${NO_BUILD:-}" ] || make -s liblockswap.so "$MB" build/bench/ces_costs build/ces/difftest >/dev/null
 # LevelDB's program needs libleveldb-dev; without it the LevelDB rows go.
 [ -n "${NO_BUILD:-}" ] || make -s "$LB" >/dev/null 2>&1 || true
 mkdir -p "$OUT"
@@ -116,6 +120,18 @@ if [ -x "$LB" ]; then
 		$LB --benchmarks readrandom --threads '{threads}' --num "$LDB_NUM" --seconds "$DUR" --json
 else
 	say "no $LB (needs libleveldb-dev: bash scripts/install-deps.sh); LevelDB left out"
+fi
+
+# Issue 44: the switch's and the signal routing's costs on this machine,
+# and the differential test (futex against ces, byte for byte).
+if [ -x build/bench/ces_costs ]; then
+	say "ces costs"
+	build/bench/ces_costs >"$OUT/ces_costs.txt" 2>&1 || status=1
+fi
+if [ -x build/ces/difftest ]; then
+	say "differential test (${DIFF_SEEDS:-40} seeds)"
+	timeout 180 "$PY" tests/ces/difftest.py --lib "$PWD/liblockswap.so" --bin build/ces/difftest \
+		--seeds "${DIFF_SEEDS:-40}" >"$OUT/difftest.txt" 2>&1 || status=1
 fi
 
 echo "elapsed (runs): ${SECONDS} s" >>"$OUT/machine.txt"
@@ -212,6 +228,14 @@ if ldb:
                       ("paired", lambda t, b: cell(p.get((t, b)), "%.3f"))]) + "\n")
 else:
     print("## LevelDB readrandom\n\nNot run: build/bench/leveldb_bench was not built.\n")
+for name, title in (("ces_costs.txt", "What the context switch and the signal work cost (build/bench/ces_costs)"),
+                    ("difftest.txt", "The differential test, futex against ces (tests/ces/difftest.py)")):
+    path = os.path.join(out, name)
+    if os.path.exists(path):
+        lines = open(path).read().splitlines()
+        bad = [l for l in lines if l.startswith("FAIL")]
+        shown = lines if name == "ces_costs.txt" else bad + lines[-1:]
+        print("## %s\n\n```\n%s\n```\n" % (title, "\n".join(shown)))
 failed = sum(s.get("failed", 0) for d in (mutex, req, ldb) if d for s in d["summary"])
 print("Failed runs: %d (each sweep's .md lists them)." % failed)
 PYEOF

@@ -2,16 +2,16 @@
 
 #include <string.h>
 
-#include "../core/runtime/home.h"
+#include "../core/runtime/delegation_counts.h"
 
-/* Batch-size buckets, as core/runtime/home.h counts them (powers of two). */
+/* Batch-size buckets, as core/runtime/delegation_counts.h counts them (powers of two). */
 static const char *const bucket_names[LS_BATCH_BUCKETS] = {
 	"1", "2-3", "4-7", "8-15", "16-31", "32-63", "64-127", "128+",
 };
 
 static bool any(const struct ls_delegation_counts *d)
 {
-	if (d->sections || d->granted)
+	if (d->sections || d->granted || d->interrupted || d->signals_kept)
 		return true;
 	for (unsigned i = 0; i < LS_BACK_REASONS; i++)
 		if (d->handbacks[i])
@@ -60,7 +60,12 @@ void ls_stats_write_delegation_text(const struct ls_snap *s, struct ls_out *o)
 			              (unsigned long long)d.handbacks[i]);
 			sep = ", ";
 		}
-	ls_out_put(o, strcmp(sep, ", ") == 0 ? ")\n" : "\n");
+	if (strcmp(sep, ", ") == 0)
+		ls_out_put(o, ")");
+	if (d.interrupted || d.signals_kept)
+		ls_out_printf(o, "; signals: %llu waits interrupted, %llu kept for a releaser",
+		              (unsigned long long)d.interrupted, (unsigned long long)d.signals_kept);
+	ls_out_put(o, "\n");
 }
 
 void ls_stats_write_delegation_json(const struct ls_snap *s, struct ls_out *o)
@@ -83,7 +88,9 @@ void ls_stats_write_delegation_json(const struct ls_snap *s, struct ls_out *o)
 	for (unsigned i = 0; i < LS_BACK_REASONS; i++)
 		ls_out_printf(o, "%s\"%s\":%llu", i ? "," : "", ls_home_reason_name(i),
 		              (unsigned long long)d.handbacks[i]);
-	ls_out_printf(o, "},\"batch_bound\":%u}", d.batch_bound);
+	ls_out_printf(o, "},\"interrupted\":%llu,\"signals_kept\":%llu,\"batch_bound\":%u}",
+	              (unsigned long long)d.interrupted, (unsigned long long)d.signals_kept,
+	              d.batch_bound);
 }
 
 void ls_stats_write_delegation_prom(struct ls_out *o, const char *common)
@@ -110,4 +117,12 @@ void ls_stats_write_delegation_prom(struct ls_out *o, const char *common)
 	for (unsigned i = 0; i < LS_BACK_REASONS; i++)
 		ls_out_printf(o, "lockswap_delegation_handbacks_total{%s,reason=\"%s\"} %llu\n", common,
 		              ls_home_reason_name(i), (unsigned long long)d.handbacks[i]);
+	ls_out_put(o, "# HELP lockswap_delegation_interrupted_total Delegable waits that a signal took out of the queue, so that its handler ran at home.\n"
+	              "# TYPE lockswap_delegation_interrupted_total counter\n");
+	ls_out_printf(o, "lockswap_delegation_interrupted_total{%s} %llu\n", common,
+	              (unsigned long long)d.interrupted);
+	ls_out_put(o, "# HELP lockswap_delegation_signals_kept_total Signals for a releasing thread that arrived while it ran a waiter's section, delivered after it.\n"
+	              "# TYPE lockswap_delegation_signals_kept_total counter\n");
+	ls_out_printf(o, "lockswap_delegation_signals_kept_total{%s} %llu\n", common,
+	              (unsigned long long)d.signals_kept);
 }

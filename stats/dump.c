@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/runtime/own_io.h"
+#include "../core/runtime/sys.h"
 #include "dump.h"
 #include "export.h"
 #include "pending.h"
@@ -55,16 +57,16 @@ static int find_exe(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
+/* A raw write: it touches no errno, which under the ces backend may be
+ * in use by a context running elsewhere while this thread is parked
+ * (core/runtime/sys.h). */
 static void on_signal(int sig)
 {
-	int saved = errno;
 	int fd = atomic_load_explicit(&pipe_w, memory_order_relaxed);
 	if (fd >= 0) {
 		char b = (char)sig;
-		ssize_t r = write(fd, &b, 1);
-		(void)r;
+		ls_sys6(SYS_write, fd, (long)&b, 1, 0, 0, 0);
 	}
-	errno = saved;
 }
 
 static bool make_pipe(void)
@@ -72,7 +74,7 @@ static bool make_pipe(void)
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0)
 		return false;
-	fcntl(fds[1], F_SETFL, O_NONBLOCK);
+	ls_own_fcntl(fds[1], F_SETFL, O_NONBLOCK);
 	pipe_r = fds[0];
 	atomic_store_explicit(&pipe_w, fds[1], memory_order_release);
 	return true;
@@ -87,7 +89,7 @@ static void signal_setup(void)
 	sa.sa_handler = on_signal;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(ls_stats_cfg.signal, &sa, NULL) == 0)
+	if (ls_own_sigaction(ls_stats_cfg.signal, &sa, NULL) == 0)
 		ls_stats_want_helper();
 }
 
@@ -109,7 +111,7 @@ static void *helper_main(void *arg)
 	ls_stats_enter(); /* everything this thread does is the profiler's */
 	char b[64];
 	for (;;) {
-		ssize_t n = read(pipe_r, b, sizeof b);
+		ssize_t n = ls_own_read(pipe_r, b, sizeof b);
 		if (n > 0)
 			ls_stats_dump("signal");
 		else if (n == 0 || errno != EINTR)
@@ -154,7 +156,7 @@ static void write_file(const struct ls_snap *s, const char *pattern, enum fmt f,
 	if (!ls_snap_any(s) && access(path, F_OK) == 0)
 		return;
 	snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = ls_own_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		warn_file(f == FMT_JSON ? "the statistics to" : "folded stacks to", path);
 		return;
@@ -166,7 +168,7 @@ static void write_file(const struct ls_snap *s, const char *pattern, enum fmt f,
 	else
 		ls_stats_write_folded(s, &out);
 	bool ok = ls_out_flush(&out);
-	ok = close(fd) == 0 && ok;
+	ok = ls_own_close(fd) == 0 && ok;
 	if (!ok || rename(tmp, path) != 0) {
 		warn_file(f == FMT_JSON ? "the statistics to" : "folded stacks to", path);
 		unlink(tmp);
@@ -225,8 +227,8 @@ void ls_stats_after_fork(void)
 	/* The parent's helper thread is not here, and its pipe is the
 	 * parent's: a new pipe, and a new helper on demand. */
 	if (pipe_r >= 0) {
-		close(pipe_r);
-		close(atomic_load(&pipe_w));
+		ls_own_close(pipe_r);
+		ls_own_close(atomic_load(&pipe_w));
 		pipe_r = -1;
 		atomic_store(&pipe_w, -1);
 		if (make_pipe())

@@ -44,6 +44,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/runtime/own_io.h"
+#include "../core/runtime/sys.h"
 #include "export.h"
 #include "spawn.h"
 #include "prom.h"
@@ -86,7 +88,7 @@ static void write_file(const struct ls_snap *s)
 	char path[512], tmp[560];
 	ls_stats_path_expand(pattern, path, sizeof path);
 	snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = ls_own_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		warn_once("create", tmp);
 		return;
@@ -95,7 +97,7 @@ static void write_file(const struct ls_snap *s)
 	ls_out_init(&out, fd);
 	bool ok = ls_stats_write_prom(s, &out);
 	ok = ls_out_flush(&out) && ok;
-	ok = close(fd) == 0 && ok;
+	ok = ls_own_close(fd) == 0 && ok;
 	if (!ok || rename(tmp, path) != 0) {
 		warn_once("write", path);
 		unlink(tmp);
@@ -131,7 +133,7 @@ static void *writer_main(void *arg)
 	for (;;) {
 		/* Absolute deadlines: the period does not drift by the write's time. */
 		next.tv_sec += interval;
-		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR)
+		while (ls_sys_sleep_until(CLOCK_MONOTONIC, &next) == -EINTR)
 			;
 		if (atomic_load_explicit(&stopped, memory_order_acquire))
 			return NULL;

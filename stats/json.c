@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../core/runtime/own_io.h"
 #include "arm.h"
 #include "delegation.h"
 #include "report.h"
@@ -505,11 +506,11 @@ static void thread_name(int tid, char *name, size_t len)
 	char path[64];
 	snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
 	name[0] = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ls_own_open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	ssize_t n = read(fd, name, len - 1);
-	close(fd);
+	ssize_t n = ls_own_read(fd, name, len - 1);
+	ls_own_close(fd);
 	name[n > 0 ? n : 0] = 0;
 	char *nl = strchr(name, '\n');
 	if (nl)
@@ -563,12 +564,12 @@ static void stacks(struct ls_out *o, const uint8_t *used)
 static void maps(struct ls_out *o)
 {
 	ls_out_put(o, ",\"maps\":[");
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int fd = ls_own_open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	char buf[4096], line[1024];
 	size_t ln = 0;
 	int n = 0;
 	ssize_t got;
-	while (fd >= 0 && (got = read(fd, buf, sizeof buf)) > 0) {
+	while (fd >= 0 && (got = ls_own_read(fd, buf, sizeof buf)) > 0) {
 		for (ssize_t i = 0; i < got; i++) {
 			if (buf[i] != '\n') {
 				if (ln < sizeof line - 1)
@@ -582,7 +583,7 @@ static void maps(struct ls_out *o)
 		}
 	}
 	if (fd >= 0)
-		close(fd);
+		ls_own_close(fd);
 	ls_out_put(o, "]");
 }
 

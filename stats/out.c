@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../core/runtime/own_io.h"
 #include "report.h"
 
 void ls_out_init(struct ls_out *o, int fd)
@@ -22,7 +23,7 @@ bool ls_out_flush(struct ls_out *o)
 	const char *p = o->buf;
 	size_t n = o->n;
 	while (n && !o->failed) {
-		ssize_t w = write(o->fd, p, n);
+		ssize_t w = ls_own_write(o->fd, p, n);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {

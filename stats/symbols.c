@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/runtime/own_io.h"
 #include "report.h"
 
 #define MAX_FILES 32
@@ -121,7 +122,7 @@ static struct elf_file *elf_open(const char *path)
 	struct elf_file *f = &files[nfiles++];
 	memset(f, 0, sizeof *f);
 	snprintf(f->path, sizeof f->path, "%s", path);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ls_own_open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0)
 		return f;
@@ -133,7 +134,7 @@ static struct elf_file *elf_open(const char *path)
 			elf_index(f);
 		}
 	}
-	close(fd);
+	ls_own_close(fd);
 	return f;
 }
 

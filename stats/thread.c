@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../core/runtime/sys.h"
 #include "../core/mutex/futexlock.h"
 #include "../core/runtime/thread.h"
 #include "data.h"
@@ -242,7 +243,8 @@ static void retire(struct ls_stats_thread *t)
 	}
 	x->serial = t->serial;
 	x->tid = t->tid;
-	prctl(PR_GET_NAME, x->name, 0, 0, 0);
+	/* Raw: the program's prctl is lockswap's own wrapper (interpose/away/). */
+	ls_sys6(SYS_prctl, PR_GET_NAME, (long)x->name, 0, 0, 0, 0);
 	x->name[sizeof x->name - 1] = 0;
 	uint32_t i = 0;
 	for (uint32_t s = 1; s < hi && i < n; s++) {

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/runtime/sys.h"
 #include "state.h"
 
 /* 1 while a dump or an export writes; a CAS from 0 enters. */
@@ -20,8 +21,7 @@ bool ls_stats_dump_enter(bool wait)
 			break;
 		if (!wait || tries > 5000)
 			return false;
-		struct timespec ms = { 0, 1000000 };
-		nanosleep(&ms, NULL);
+		ls_sys_sleep_ns(1000000);
 	}
 	ls_stats_enter();
 	return true;

@@ -121,7 +121,7 @@ static uint32_t await_claim_end(struct ls_thread *self)
 {
 	uint32_t s;
 	while ((s = atomic_load_explicit(&self->event, memory_order_acquire)) == LS_CV_CLAIMED)
-		sched_yield();
+		ls_sys_yield();
 	return s;
 }
 

@@ -563,7 +563,7 @@ void ls_bcslock_unlock_slow(struct ls_bcslock *l, bool wf)
 	ls_wait_enter_quiet(&sc);
 	if (borrowed) {
 		while (atomic_exchange_explicit(&spare_busy, 1, memory_order_acquire))
-			sched_yield();
+			ls_sys_yield();
 		n = &spare;
 	}
 	atomic_store_explicit(&n->status, 0, memory_order_relaxed);

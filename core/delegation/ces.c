@@ -1,7 +1,9 @@
 #include "ces.h"
 
+#include "../runtime/delegation_counts.h"
 #include "../runtime/fiber.h"
 #include "../runtime/home.h"
+#include "../runtime/home_signal.h"
 #include "../runtime/qnode.h"
 #include "../runtime/thread.h"
 #include "../runtime/timespec.h"
@@ -32,7 +34,7 @@ bool ls_ces_delegation_setup(bool allow, const char **why)
 		return false;
 	}
 	if (!ls_fiber_supported()) {
-		*why = "this CPU or kernel has no WRFSBASE (x86-64 with Linux 5.9 or later is needed)";
+		*why = "contexts can be switched only on x86-64";
 		return false;
 	}
 	/* The kernel follows the rseq area of the thread that runs: a delegated
@@ -44,8 +46,16 @@ bool ls_ces_delegation_setup(bool allow, const char **why)
 		return false;
 	}
 	ls_ces_delegation = true;
-	ls_delegation_batch_bound = LS_CES_BATCH;
+	ls_home_delegation_wanted = true;
+	ls_delegation_set_batch_bound(LS_CES_BATCH);
 	return true;
+}
+
+/* Delegation is chosen (ls_ces_delegation_setup) and runs
+ * (ls_home_start_delegation: the embedder routes signals). */
+static bool delegating(void)
+{
+	return ls_ces_delegation && ls_home_delegating;
 }
 
 static uint32_t top_of(uint32_t w) { return w >> LS_CES_TOP_SHIFT; }
@@ -136,8 +146,9 @@ static struct ls_qnode *pop(struct ls_ces *l)
 /* Run waiter w's critical section here: switch to its context, which
  * resumes in its lock call and comes back at its unlock (DONE) or when it
  * must block (BACK).  The AWAY bit sends its unlock to the slow path. */
-static uint32_t run_away(struct ls_ces *l, struct ls_home *w)
+static uint32_t run_away(struct ls_ces *l, struct ls_home *w, struct ls_home *self)
 {
+	w->host = self;
 	w->away = true;
 	atomic_fetch_or_explicit(&l->word, LS_CES_AWAY, memory_order_relaxed);
 	ls_fiber_switch(&w->delegate, w->ctx);
@@ -145,15 +156,69 @@ static uint32_t run_away(struct ls_ces *l, struct ls_home *w)
 	return w->result;
 }
 
+/* The section's handlers must run on its own alternate signal stack (a
+ * stack-overflow handler depends on it): the delegate takes the waiter's
+ * for the section, when it differs, and gets its own back after.  False:
+ * the kernel refused (we run on our own now, inside a handler): the
+ * waiter is handed the lock instead. */
+static bool take_altstack(struct ls_home *w, struct ls_home *self)
+{
+	return ls_home_same_altstack(&w->alt, &self->alt) || ls_home_use_altstack(&w->alt);
+}
+
+static void give_altstack_back(struct ls_home *w, struct ls_home *self)
+{
+	if (!ls_home_same_altstack(&w->alt, &self->alt))
+		ls_home_use_altstack(&self->alt);
+}
+
+/* The releaser's side of hosting: its own block, and its signal mask with
+ * glibc's two internal signals blocked for the batch (their handlers act
+ * on the running thread pointer, which is a waiter's during a section). */
+struct hosting {
+	struct ls_home *self;
+	ls_sigmask_t own;     /* our mask before the batch */
+	bool on;
+};
+
+static bool host_begin(struct hosting *ho)
+{
+	if (ho->on)
+		return true;
+	if (!(ho->self = ls_home_self()))
+		return false;
+	ls_sigmask_t internal = LS_SIGMASK_INTERNAL;
+	ls_sys6(SYS_rt_sigprocmask, SIG_BLOCK, (long)&internal, (long)&ho->own, sizeof internal, 0, 0);
+	ho->self->mask = ho->own | LS_SIGMASK_INTERNAL;
+	ho->self->hosting = true;
+	return ho->on = true;
+}
+
+/* After the batch and its wake-ups: our own signals, kept meanwhile
+ * (core/runtime/home_signal.h), and glibc's internal ones are delivered
+ * here, in our own context. */
+static void host_end(struct hosting *ho)
+{
+	if (!ho->on)
+		return;
+	ho->self->hosting = false;
+	ls_sys_sigmask_set(&ho->own);
+	ho->self->mask = ho->own;
+	ls_home_signal_flush(ho->self);
+}
+
 /* The holder's release: run waiters' sections while they are delegable and
- * the batch allows, then pass the lock to a waiter's thread or free it. */
+ * the batch allows, then pass the lock to a waiter's thread or free it.
+ * A waiter whose signal mask differs from ours is handed the lock instead:
+ * a section always runs under its own thread's mask, and no handler of
+ * ours runs under another's. */
 static void release_or_pass(struct ls_ces *l, bool may_run)
 {
 	struct ls_qnode *done[LS_CES_BATCH];
 	struct ls_qnode *back = NULL;
+	struct hosting ho = { .on = false };
 	uint32_t ran = 0, why = 0;
-	bool masked = false, granted = false;
-	ls_sigmask_t mask;
+	bool granted = false;
 	for (;;) {
 		struct ls_qnode *n = pop(l);
 		if (!n) {
@@ -169,16 +234,22 @@ static void release_or_pass(struct ls_ces *l, bool may_run)
 			continue;
 		}
 		struct ls_home *w = n->waiter;
-		if (w && may_run && ran < LS_CES_BATCH) {
-			if (!masked) {
-				/* No handler may run here while a context is away:
-				 * it would share the away context's TLS. */
-				ls_raw_block_signals(&mask);
-				masked = true;
+		if (w && may_run && ran < LS_CES_BATCH && host_begin(&ho) && w->mask == ho.own &&
+		    take_altstack(w, ho.self)) {
+			uint32_t s = N_WAITING;
+			/* acquire: pairs with the push's release (the saved
+			 * context).  Fails if a signal took the waiter out of the
+			 * queue (ABANDONED): we are the node's last user. */
+			if (!atomic_compare_exchange_strong_explicit(&n->state, &s, N_AWAY,
+			                                             memory_order_acquire,
+			                                             memory_order_relaxed)) {
+				give_altstack_back(w, ho.self);
+				ls_qnode_put(n);
+				continue;
 			}
-			/* A delegable waiter never changes its own state. */
-			atomic_store_explicit(&n->state, N_AWAY, memory_order_relaxed);
-			if (run_away(l, w) == LS_AWAY_DONE) {
+			uint32_t result = run_away(l, w, ho.self);
+			give_altstack_back(w, ho.self);
+			if (result == LS_AWAY_DONE) {
 				done[ran++] = n;
 				continue;
 			}
@@ -198,8 +269,6 @@ static void release_or_pass(struct ls_ces *l, bool may_run)
 		granted = true;
 		break;
 	}
-	if (masked)
-		ls_raw_set_sigmask(&mask);
 	/* The finished waiters' wake-ups, off the critical path.  release:
 	 * their threads read the contexts saved here. */
 	for (uint32_t i = 0; i < ran; i++) {
@@ -210,6 +279,7 @@ static void release_or_pass(struct ls_ces *l, bool may_run)
 		atomic_store_explicit(&back->state, N_BACK, memory_order_release);
 		ls_unpark(&back->state, 1);
 	}
+	host_end(&ho);
 	if (ran || back || granted)
 		ls_delegation_count_batch(ran, back != NULL, (enum ls_home_reason)why, granted);
 }
@@ -228,8 +298,9 @@ void ls_ces_unlock_slow(struct ls_ces *l)
 	struct ls_wait_scope sc;
 	ls_wait_enter_quiet(&sc);
 	/* A context that is away never runs others' sections: its delegate
-	 * is waiting for it. */
-	release_or_pass(l, ls_ces_delegation && !(h && h->away));
+	 * is waiting for it.  Nor does one that holds a lock owned by its
+	 * kernel thread: a section could wait for that lock (home.h). */
+	release_or_pass(l, delegating() && !(h && h->away) && ls_home_pins == 0);
 	ls_wait_exit(&sc);
 }
 
@@ -241,14 +312,28 @@ void ls_ces_unlock_to_wait(struct ls_ces *l)
 
 /* ---- waiting ---------------------------------------------------------- */
 
+/* The waiter's withdraw (home.h): a signal arrived on its parked thread
+ * while its node still waits.  acquire on both sides: pairs with a grant's
+ * or a delegate's CAS, one of which may win instead. */
+static bool withdraw(struct ls_home *h)
+{
+	uint32_t s = N_WAITING;
+	return atomic_compare_exchange_strong_explicit(&h->node->state, &s, N_ABANDONED,
+	                                               memory_order_acquire,
+	                                               memory_order_acquire);
+}
+
 struct park_args {
 	struct ls_ces *l;
 	struct ls_qnode *n;
 };
 
-/* On the parking stack, with every signal blocked: publish, sleep, and
- * resume the context where it is wanted.  Raw calls only (core/runtime/home.h):
- * while the context is away, its TLS is in use on the delegate. */
+/* On the parking stack, under the waiter's own signal mask: publish,
+ * sleep, and resume the context where it is wanted.  Raw calls only
+ * (core/runtime/sys.h): while the context is away, its TLS is in use on
+ * the delegate.  A signal handler on this thread may take the node out of
+ * the queue at any point (withdraw: WAITING -> ABANDONED); the context
+ * then goes home and retries (h->interrupted). */
 static void park_home(void *arg)
 {
 	/* Copied before the push: once pushed, our context may run away and
@@ -256,23 +341,48 @@ static void park_home(void *arg)
 	struct ls_ces *l = ((struct park_args *)arg)->l;
 	struct ls_qnode *n = ((struct park_args *)arg)->n;
 	struct ls_home *h = n->waiter;
-	if (!push_or_take(l, n))
-		atomic_store_explicit(&n->state, N_GRANTED, memory_order_relaxed);
-	uint32_t s;
-	/* acquire: pairs with the grant's or the delegate's release. */
-	while ((s = atomic_load_explicit(&n->state, memory_order_acquire)) == N_WAITING ||
-	       s == N_AWAY)
-		ls_raw_futex_wait(&n->state, s);
-	ls_qnode_put(n);
+	bool published = false;
+	uint32_t s = atomic_load_explicit(&n->state, memory_order_relaxed);
+	if (s == N_WAITING) {
+		if (push_or_take(l, n)) {
+			published = true;
+			/* acquire: pairs with the grant's or the delegate's release. */
+			while ((s = atomic_load_explicit(&n->state, memory_order_acquire)) ==
+			               N_WAITING ||
+			       s == N_AWAY)
+				ls_park_parked(&n->state, s);
+		} else {
+			/* Took the lock.  A handler may withdraw the node
+			 * meanwhile: we hold the lock all the same. */
+			if (atomic_compare_exchange_strong_explicit(&n->state, &s, N_GRANTED,
+			                                            memory_order_relaxed,
+			                                            memory_order_relaxed))
+				s = N_GRANTED;
+			h->interrupted = false;
+		}
+	}
+	/* Withdrawn (ABANDONED) after the push, the releaser that meets the
+	 * node is its last user; otherwise we are.  h->parked stays set until
+	 * the context is back on its own stack (ls_home_arrived): a signal
+	 * meanwhile is queued again for it, not run on this stack. */
+	if (!published || s != N_ABANDONED)
+		ls_qnode_put(n);
 	ls_fiber_jump(h->ctx);
 }
 
+/* Wait in the queue, delegably.  0: we hold the lock (at home, or running
+ * away on a delegate); EINTR: a signal took us out of the queue, its
+ * handler has run, and the caller retries. */
 static int wait_delegable(struct ls_ces *l, struct ls_qnode *n, struct ls_home *h)
 {
 	n->waiter = h;
 	h->lock = l;
-	ls_raw_block_signals(&h->mask);
+	h->node = n;
+	h->withdraw = withdraw;
+	h->interrupted = false;
+	ls_sys_sigmask_get(&h->mask);
 	struct park_args a = { l, n };
+	h->parked = true;
 	ls_fiber_start(&h->ctx, h->stack_top, park_home, &a);
 	if (h->away) {
 		/* Running on a delegate: the section starts when we return. */
@@ -281,8 +391,11 @@ static int wait_delegable(struct ls_ces *l, struct ls_qnode *n, struct ls_home *
 			k->leave_home(h);
 		return 0;
 	}
-	ls_home_arrived(h); /* granted to our own thread */
-	return 0;
+	/* At home: granted, or withdrawn by a signal, whose handler runs in
+	 * ls_home_arrived (it unblocks what the handler queued again). */
+	bool interrupted = h->interrupted;
+	ls_home_arrived(h);
+	return interrupted ? EINTR : 0;
 }
 
 struct leave_ctx {
@@ -357,20 +470,27 @@ int ls_ces_lock_slow(struct ls_ces *l, clockid_t clock, const struct timespec *a
 		return ls_ces_trylock(l) == 0 ? 0 : ETIMEDOUT;
 	/* A delegated section never waits on its delegate's thread. */
 	ls_go_home(abstime ? LS_BACK_TIMEDLOCK : LS_BACK_LOCK);
-	bool got = false;
-	LS_SPIN_UNTIL(l, newcomer_step(l, &got));
-	if (got)
-		return 0;
-	struct ls_thread *self = ls_thread_self();
-	struct ls_qnode *n = self ? ls_qnode_get(self) : NULL;
-	if (!n)
-		return LS_POLL_TRYLOCK(ls_ces_trylock(l), clock, abstime);
-	atomic_store_explicit(&n->epoch, epoch_now(), memory_order_relaxed);
-	atomic_store_explicit(&n->state, N_WAITING, memory_order_relaxed);
-	if (!abstime && ls_ces_delegation && !ls_wait_async) {
-		struct ls_home *h = ls_home_self();
-		if (h)
-			return wait_delegable(l, n, h);
+	for (;;) {
+		bool got = false;
+		LS_SPIN_UNTIL(l, newcomer_step(l, &got));
+		if (got)
+			return 0;
+		struct ls_thread *self = ls_thread_self();
+		struct ls_qnode *n = self ? ls_qnode_get(self) : NULL;
+		if (!n)
+			return LS_POLL_TRYLOCK(ls_ces_trylock(l), clock, abstime);
+		atomic_store_explicit(&n->epoch, epoch_now(), memory_order_relaxed);
+		atomic_store_explicit(&n->state, N_WAITING, memory_order_relaxed);
+		/* Delegable: an untimed lock, cancellation not asynchronous,
+		 * and no lock held that belongs to this kernel thread (our
+		 * section could release it on another, home.h). */
+		struct ls_home *h;
+		if (!abstime && delegating() && !ls_wait_async && ls_home_pins == 0 &&
+		    (h = ls_home_self()) != NULL) {
+			if (wait_delegable(l, n, h) == 0)
+				return 0;
+			continue; /* a signal's handler ran: wait again */
+		}
+		return wait_parked(l, n, clock, abstime);
 	}
-	return wait_parked(l, n, clock, abstime);
 }

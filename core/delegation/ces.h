@@ -95,7 +95,7 @@ enum {
 };
 
 /* Sections one release may run before it hands the lock to a waiter. */
-#define LS_CES_BATCH 32u
+#define LS_CES_BATCH 32
 
 struct ls_ces {
 	_Atomic uint32_t word;
@@ -110,7 +110,7 @@ void ls_ces_unlock_slow(struct ls_ces *l);
  * section, go home first; then unlock. */
 void ls_ces_unlock_to_wait(struct ls_ces *l);
 
-/* Whether waiters may be run delegated: x86-64 with WRFSBASE, no rseq area
+/* Whether waiters may be run delegated: x86-64, no rseq area
  * registered by glibc (a delegated section would use the waiter's), and
  * not turned off.  Decided once (ls_ces_delegation_setup). */
 extern bool ls_ces_delegation;

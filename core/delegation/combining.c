@@ -14,7 +14,7 @@ static struct ls_combining_node *wait_link(struct ls_combining_node *cur)
 	if (LS_SPIN_UNTIL(cur, (next = atomic_load_explicit(&cur->next, memory_order_acquire))))
 		return next;
 	while (!(next = atomic_load_explicit(&cur->next, memory_order_acquire)))
-		sched_yield();
+		ls_sys_yield();
 	return next;
 }
 

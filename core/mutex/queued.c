@@ -208,7 +208,7 @@ static bool qlock_acquire(struct ls_queued *l)
 		if (spun ||
 		    !LS_SPIN_UNTIL(l, !(atomic_load_explicit(&l->word, memory_order_relaxed) &
 		                        LS_QUEUED_QLOCKED)))
-			sched_yield();
+			ls_sys_yield();
 		spun = true;
 		w = atomic_load_explicit(&l->word, memory_order_relaxed);
 	}
@@ -325,7 +325,7 @@ int ls_queued_lock_slow(struct ls_queued *l, clockid_t clock, const struct times
 		while (ls_queued_trylock(l) != 0) {
 			if (ls_timespec_passed(clock, abstime))
 				return ETIMEDOUT;
-			sched_yield();
+			ls_sys_yield();
 		}
 		return 0;
 	}

@@ -12,22 +12,26 @@
  * After TCLocks (Gupta et al., "Ship your Critical Section, Not Your Data",
  * OSDI 2023), which switches contexts the same way inside Linux.
  *
- * The FS base is written with WRFSBASE, in the assembly itself: written in
- * C before the call, the compiler could schedule a TLS access in between.
- * WRFSBASE needs the kernel's FSGSBASE support (Linux 5.9+, AT_HWCAP2 bit
- * 1); ls_fiber_supported() says whether it is there, and nothing switches
- * contexts when it is not.
+ * The FS base is read from the thread's TCB, whose first word glibc keeps
+ * pointing at itself (so no RDFSBASE is needed), and written in the
+ * assembly itself: written in C before the call, the compiler could
+ * schedule a TLS access in between.  Two ways to write it:
+ *   - WRFSBASE, where the kernel enables it (Linux 5.9+, AT_HWCAP2 bit 1):
+ *     a few cycles;
+ *   - arch_prctl(ARCH_SET_FS) elsewhere: a system call, which in a VM
+ *     whose CPU hides FSGSBASE costs a trap to the hypervisor (measured at
+ *     about 4 us of CPU time on the project's 2-vCPU KVM machines).
+ * The new FS base is written before the stack pointer moves, so a signal
+ * that arrives between the two runs with the new context's TLS on the old
+ * stack, below that stack's saved frame: the handler sees one context's
+ * identity throughout (core/runtime/home_signal.c relies on that).
  *
- * The raw calls below make no errno write and touch no TLS: a thread parked
- * while its own context runs elsewhere shares its TLS with that context, and
- * glibc's wrappers would write the delegated section's errno.
+ * The raw system calls a parked context needs are in sys.h and futex.h.
  */
 #ifndef LS_CORE_FIBER_H
 #define LS_CORE_FIBER_H
 
 #include <stdbool.h>
-#include <stdint.h>
-#include <time.h>
 
 /* Save the running context on its stack, store its stack pointer in *save,
  * and resume the context whose stack pointer is `to`.  Returns when someone
@@ -43,23 +47,11 @@ void ls_fiber_start(void **save, void *stack_top, void (*fn)(void *), void *arg)
  * scratch: a parking stack). */
 __attribute__((noreturn)) void ls_fiber_jump(void *to);
 
-/* WRFSBASE is usable (and this is x86-64). */
+/* Contexts can be switched here (x86-64). */
 bool ls_fiber_supported(void);
 
-/* ---- raw system calls: no errno, no TLS -------------------------------- */
-
-/* The signal mask is 64 bits on x86-64 Linux (rt_sigprocmask's size 8). */
-typedef uint64_t ls_sigmask_t;
-
-/* Block every signal that may be blocked, except glibc's SIGSETXID (33),
- * whose handler every thread must run for setuid() and friends to return
- * in other threads; old mask in *old. */
-void ls_raw_block_signals(ls_sigmask_t *old);
-void ls_raw_set_sigmask(const ls_sigmask_t *mask);
-
-/* futex wait/wake on a private word, no timeout; results as the kernel's
- * (0, or -errno). */
-long ls_raw_futex_wait(const _Atomic uint32_t *word, uint32_t expected);
-long ls_raw_futex_wake(const _Atomic uint32_t *word, int n);
+/* The switch writes FS with WRFSBASE (true) or with arch_prctl (false).
+ * Decided by ls_fiber_supported(). */
+bool ls_fiber_fast(void);
 
 #endif

@@ -1,9 +1,9 @@
 /*
  * futex.h - the only place lockswap talks to the kernel's futex(2).
  *
- * Every lock and condition variable in core/ parks on a 32-bit word and
- * is woken through wait.h's door (ls_park and its variants, ls_unpark),
- * which alone calls ls_futex_wait() and ls_futex_wake() (with the
+ * Every lock, condition variable and internal lock in core/ parks on a
+ * 32-bit word and is woken through wait.h's door (ls_park and its
+ * variants, ls_unpark), which alone calls the functions below (with the
  * embedder's cancellable park, interpose/cancel.c).  All futexes are
  * process-private (FUTEX_PRIVATE_FLAG): process-shared objects never reach
  * lockswap's code, they are passed through to glibc.
@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "probes.h"
+#include "sys.h"
 
 /* Wait while *word == expected.  abstime may be NULL (no timeout).
  * Returns 0 when woken (or on a spurious wake), EAGAIN when *word already
@@ -62,6 +63,14 @@ static inline int ls_futex_wake(const _Atomic uint32_t *word, int n)
 	/* Every wake in lockswap comes here (probes.h: unpark). */
 	LS_PROBE3(unpark, word, n, woken);
 	return woken;
+}
+
+/* The wait of a thread whose TLS may be in use elsewhere (a parked waiter
+ * whose context a delegate runs, home.h): a raw call, no errno, no probe,
+ * no timeout.  Returns 0 or -errno. */
+static inline long ls_futex_wait_raw(const _Atomic uint32_t *word, uint32_t expected)
+{
+	return ls_sys6(SYS_futex, (long)word, FUTEX_WAIT_PRIVATE, expected, 0, 0, 0);
 }
 
 #endif

@@ -1,48 +1,28 @@
 #include "home.h"
 
-#include <sys/mman.h>
-
-#include "thread.h"
-
 __thread struct ls_home *ls_home_current __attribute__((tls_model("initial-exec")));
+__thread unsigned ls_home_pins __attribute__((tls_model("initial-exec")));
 const struct ls_home_hooks *ls_home_hooks;
+bool ls_home_delegation_wanted;
+bool ls_home_delegating;
 
-/*
- * One block per thread record (kept in it): the struct on the first page, a guard
- * page, then the parking stack.  The parking stack only runs the queue
- * push and the futex wait of a delegable waiter (core/delegation/ces.c):
- * a few hundred bytes; the size leaves room for sanitizer builds and
- * signal frames of SIGSETXID, the one signal left unblocked there.
- */
-#define HOME_PAGE 4096u
-#define HOME_BYTES (64u * 1024u)
-
-static struct ls_home *make_home(void)
-{
-	char *p = mmap(NULL, HOME_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-	               -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	mprotect(p + HOME_PAGE, HOME_PAGE, PROT_NONE);
-	struct ls_home *h = (struct ls_home *)p;
-	h->stack_top = p + HOME_BYTES;
-	return h;
-}
-
-struct ls_home *ls_home_self(void)
+void ls_home_after_fork(void)
 {
 	struct ls_home *h = ls_home_current;
 	if (h)
-		return h;
-	struct ls_thread *t = ls_thread_self();
-	if (!t)
-		return NULL;
-	/* A record belongs to one live thread at a time, and only its thread
-	 * reads or writes this field: no race, plain accesses. */
-	if (!t->home && !(t->home = make_home()))
-		return NULL;
-	ls_home_current = t->home;
-	return t->home;
+		h->tid = ls_sys_gettid();
+}
+
+bool ls_home_use_altstack(const stack_t *ss)
+{
+	stack_t set = *ss;
+	set.ss_flags &= SS_DISABLE; /* SS_ONSTACK is a reading, not a setting */
+	return ls_sys6(SYS_sigaltstack, (long)&set, 0, 0, 0, 0, 0) == 0;
+}
+
+void ls_home_start_delegation(void)
+{
+	ls_home_delegating = true;
 }
 
 void ls_home_arrived(struct ls_home *h)
@@ -51,11 +31,18 @@ void ls_home_arrived(struct ls_home *h)
 	 * at home has no state of the embedder's to get back (back_home would
 	 * restore another wait's). */
 	bool was_away = h->away;
+	h->parked = false; /* back on the context's own stack */
 	h->away = false;
 	const struct ls_home_hooks *k = ls_home_hooks;
 	if (was_away && k && k->back_home)
 		k->back_home(h);
-	ls_raw_set_sigmask(&h->mask);
+	/* A handler that ran on the parked thread re-queued its signal and
+	 * blocked it (home_signal.c): unblocking it here runs the program's
+	 * handler now, at home, in this context. */
+	if (h->mask_dirty) {
+		h->mask_dirty = false;
+		ls_sys_sigmask_set(&h->mask);
+	}
 }
 
 void ls_go_home_slow(enum ls_home_reason why)
@@ -74,58 +61,15 @@ void ls_home_before_fork(void)
 	ls_go_home(LS_BACK_FORK);
 }
 
-/* ---- counts ----------------------------------------------------------- */
-
-static _Atomic uint64_t n_sections, n_batches, n_granted;
-static _Atomic uint64_t n_hist[LS_BATCH_BUCKETS];
-static _Atomic uint64_t n_back[LS_BACK_REASONS];
-
-static unsigned bucket(uint32_t n)
-{
-	unsigned b = 0;
-	while (n > 1 && b + 1 < LS_BATCH_BUCKETS) {
-		n >>= 1;
-		b++;
-	}
-	return b;
-}
-
-/* relaxed: counters, read at exit or by a dump that tolerates skew. */
-void ls_delegation_count_batch(uint32_t sections, bool back, enum ls_home_reason why,
-                               bool granted)
-{
-	if (sections) {
-		atomic_fetch_add_explicit(&n_sections, sections, memory_order_relaxed);
-		atomic_fetch_add_explicit(&n_batches, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&n_hist[bucket(sections)], 1, memory_order_relaxed);
-	}
-	if (back)
-		atomic_fetch_add_explicit(&n_back[why], 1, memory_order_relaxed);
-	if (granted)
-		atomic_fetch_add_explicit(&n_granted, 1, memory_order_relaxed);
-}
-
-uint32_t ls_delegation_batch_bound;
-
-void ls_delegation_counts(struct ls_delegation_counts *out)
-{
-	out->batch_bound = ls_delegation_batch_bound;
-	out->sections = atomic_load_explicit(&n_sections, memory_order_relaxed);
-	out->batches = atomic_load_explicit(&n_batches, memory_order_relaxed);
-	out->granted = atomic_load_explicit(&n_granted, memory_order_relaxed);
-	for (unsigned i = 0; i < LS_BATCH_BUCKETS; i++)
-		out->batch_hist[i] = atomic_load_explicit(&n_hist[i], memory_order_relaxed);
-	for (unsigned i = 0; i < LS_BACK_REASONS; i++)
-		out->handbacks[i] = atomic_load_explicit(&n_back[i], memory_order_relaxed);
-}
-
 const char *ls_home_reason_name(enum ls_home_reason why)
 {
 	static const char *const names[LS_BACK_REASONS] = {
-		[LS_BACK_LOCK] = "lock",       [LS_BACK_TIMEDLOCK] = "timedlock",
-		[LS_BACK_CONDVAR] = "condvar", [LS_BACK_PARK] = "park",
-		[LS_BACK_EXIT] = "exit",       [LS_BACK_FORK] = "fork",
-		[LS_BACK_BLOCKING] = "blocking", [LS_BACK_THREAD_STATE] = "thread_state",
+		[LS_BACK_LOCK] = "lock",          [LS_BACK_TIMEDLOCK] = "timedlock",
+		[LS_BACK_CONDVAR] = "condvar",    [LS_BACK_PARK] = "park",
+		[LS_BACK_EXIT] = "exit",          [LS_BACK_FORK] = "fork",
+		[LS_BACK_BLOCKING] = "blocking",  [LS_BACK_THREAD_STATE] = "thread_state",
+		[LS_BACK_SIGNAL] = "signal",      [LS_BACK_CREDENTIALS] = "credentials",
+		[LS_BACK_KERNEL_LOCK] = "kernel_lock", [LS_BACK_CANCEL] = "cancel",
 	};
 	return (unsigned)why < LS_BACK_REASONS ? names[why] : "?";
 }

@@ -1,8 +1,11 @@
 #include "wait.h"
 
+#include "sys.h"
+
 #include <sched.h>
 
 #include "home.h"
+#include "park.h"
 #include "thread.h"
 #include "timespec.h"
 
@@ -13,9 +16,12 @@ static _Atomic unsigned cpus; /* 0 = not measured yet */
 
 static unsigned measure_cpus(void)
 {
+	/* Raw (sys.h): the program's sched_getaffinity is lockswap's own
+	 * wrapper (interpose/away/).  The kernel fills the first bytes. */
 	cpu_set_t set;
+	CPU_ZERO(&set);
 	unsigned n = 1;
-	if (sched_getaffinity(0, sizeof set, &set) == 0)
+	if (ls_sys6(SYS_sched_getaffinity, 0, sizeof set, (long)&set, 0, 0, 0) > 0)
 		n = (unsigned)CPU_COUNT(&set);
 	return n ? n : 1;
 }
@@ -281,9 +287,16 @@ static void nothing_to_leave(void *arg)
 	(void)arg;
 }
 
+int ls_park_uncancellable(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
+                          const struct timespec *abstime)
+{
+	return ls_park_home_first(word, expected, clock, abstime);
+}
+
 int ls_park_cancel_point(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
                          const struct timespec *abstime)
 {
+	ls_go_home(LS_BACK_PARK);
 	const struct ls_wait_cancel_hooks *h = hooks();
 	if (h)
 		return h->park(word, expected, clock, abstime, nothing_to_leave, NULL);

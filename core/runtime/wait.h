@@ -57,6 +57,7 @@
 
 #include "futex.h"
 #include "spin.h"
+#include "sys.h"
 #include "timespec.h"
 
 #define LS_SPIN_MIN_NS 3000u        /* a spin always gets this long */
@@ -164,18 +165,24 @@ void ls_spin_stop(struct ls_spin *s, bool won);
 				ls_r_ = ETIMEDOUT;                       \
 				break;                                   \
 			}                                                \
-			sched_yield();                                   \
+			ls_sys_yield();                                  \
 		}                                                        \
 		ls_r_;                                                   \
 	})
 
 /* ---- parking: the one door ------------------------------------------ */
 
-/* Every sleep and wake-up in core/ goes through these four calls, and only
- * they reach futex.h: a change to how waiters sleep (a probe, a different
+/* Every sleep and wake-up in core/ goes through these calls, and only they
+ * reach futex.h: a change to how waiters sleep (a probe, a different
  * kernel primitive, a time-out policy) is made here and in wait.c.  All
- * return what ls_futex_wait returns: 0 when woken (or spuriously), EAGAIN
- * when *word already differed, ETIMEDOUT, EINTR; callers re-check. */
+ * but ls_park_parked return what ls_futex_wait returns: 0 when woken (or
+ * spuriously), EAGAIN when *word already differed, ETIMEDOUT, EINTR;
+ * callers re-check.
+ *
+ * Each of them first sends a delegated critical section home
+ * (core/runtime/home.h), so that no wait ever sleeps a delegate's thread
+ * for another thread's code; ls_park_parked alone does not, because its
+ * caller is at home by construction (the thread of a parked waiter). */
 
 /* Wait while *word == expected.  Cancellable inside an ls_wait_enter()
  * scope of an asynchronously cancellable thread (the leave steps then
@@ -185,11 +192,17 @@ int ls_park(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
 
 /* The same, never a cancellation point: for waits that must finish once
  * begun (a dequeued waiter awaiting its verdict, a reply already owed, a
- * short internal lock). */
-static inline int ls_park_uncancellable(const _Atomic uint32_t *word, uint32_t expected,
-                                        clockid_t clock, const struct timespec *abstime)
+ * short internal lock such as the allocators', alloc_lock.h). */
+int ls_park_uncancellable(const _Atomic uint32_t *word, uint32_t expected, clockid_t clock,
+                          const struct timespec *abstime);
+
+/* The sleep of a delegable waiter's own thread on its parking stack while
+ * its context may run on a delegate (core/delegation/ces.c): raw, so that
+ * it writes no errno into the context's TLS, and never a go-home (the
+ * thread is home; its context is what may be away).  No timeout. */
+static inline void ls_park_parked(const _Atomic uint32_t *word, uint32_t expected)
 {
-	return ls_futex_wait(word, expected, clock, abstime);
+	ls_futex_wait_raw(word, expected);
 }
 
 /* A wait that is a cancellation point whatever the thread's cancellation

@@ -1,3 +1,4 @@
+#include "../runtime/sys.h"
 #include "slice_share.h"
 
 #include <errno.h>
@@ -32,13 +33,13 @@ uint64_t ls_slice_share_factor(int steps)
 	return f;
 }
 
-/* A thread's nice value, or `fallback` where it cannot be read (-1 is a
- * valid nice value, so errno tells). */
+/* A thread's nice value, or `fallback` where it cannot be read.  The raw
+ * call (core/runtime/sys.h): the program's getpriority is lockswap's own
+ * wrapper (interpose/away/).  The kernel answers 20 - nice, in 1..40. */
 static int nice_of(pid_t tid, int fallback)
 {
-	errno = 0;
-	int n = getpriority(PRIO_PROCESS, (id_t)tid);
-	return (n == -1 && errno) ? fallback : n;
+	long r = ls_sys6(SYS_getpriority, PRIO_PROCESS, tid, 0, 0, 0, 0);
+	return r > 0 ? 20 - (int)r : fallback;
 }
 
 uint64_t ls_slice_share_budget(uint64_t ticks)
@@ -47,15 +48,13 @@ uint64_t ls_slice_share_budget(uint64_t ticks)
 		return ticks;
 	uint64_t now = ls_now_ns(CLOCK_MONOTONIC_COARSE);
 	if (cache.next_ns == 0 || now >= cache.next_ns) {
-		/* Inside the host's lock call: its errno is not ours to change. */
-		int saved = errno;
 		/* The main thread's tid is the process id (Linux: nice values
-		 * are per thread, and PRIO_PROCESS takes a tid). */
-		int own = nice_of((pid_t)syscall(SYS_gettid), 0);
-		int main_nice = nice_of(getpid(), own);
+		 * are per thread, and PRIO_PROCESS takes a tid).  Raw calls:
+		 * the host's errno is untouched. */
+		int own = nice_of((pid_t)ls_sys_gettid(), 0);
+		int main_nice = nice_of((pid_t)ls_sys_getpid(), own);
 		cache.factor = ls_slice_share_factor(main_nice - own);
 		cache.next_ns = now + LS_SLICE_SHARE_REFRESH_NS;
-		errno = saved;
 	}
 	uint64_t scaled = (ticks >> 16) * cache.factor + (((ticks & 0xffff) * cache.factor) >> 16);
 	return scaled ? scaled : 1;

@@ -18,6 +18,11 @@ until they are broken (then the list must lose them).  The layers:
     interpose/    reaches core/ only for the runtime and the condvar it
                   serves (core/runtime/, core/condvar/): mutex and rwlock
                   algorithms come to the shim through backends/' tables
+Calls point down too: with OBJDIR, an object of core/, backends/, stats/
+or native/ that uses a symbol an interpose/ object defines is a call back
+up into the shim (the library's own sleeps, yields, signal masks and I/O
+once reached its own exported wrappers this way), and so is core/ using
+one of backends/, stats/ or native/, and backends/ one of stats/.
 Parking: only core/runtime/ and the embedder's park (interpose/cancel.c)
 name ls_futex_wait or ls_futex_wake; everything else parks through
 core/runtime/wait.h (docs/hacking.md, "Changing how waiters park").
@@ -151,6 +156,28 @@ def module(path):
     return os.path.splitext(path)[0]
 
 
+def call_rule(src, dst):
+    """Why a call (a use of another object's symbol) from src to dst runs
+    back up the layers, or None."""
+    if dst.startswith("interpose/") and src.startswith(("core/", "backends/", "stats/", "native/")):
+        return "the shim is the top layer: nothing below it calls into it"
+    if src.startswith("core/") and dst.startswith(("backends/", "stats/", "native/")):
+        return "core/ calls only core/"
+    if src.startswith("backends/") and dst.startswith("stats/"):
+        return "backends/ never call the statistics"
+    return None
+
+
+def call_problems(calls, why):
+    out = []
+    for src, deps in sorted(calls.items()):
+        for dst in sorted(deps):
+            rule = call_rule(src, dst)
+            if rule:
+                out.append(f"layering: {src} calls up into {dst} ({why.get((src, dst), '?')}: {rule})")
+    return out
+
+
 def layer_problems(graph):
     out = []
     for src, deps in sorted(graph.items()):
@@ -242,7 +269,9 @@ def problems(root, objdir=None, known=()):
     g = c_graph(root, why)
     out = layer_problems(g)
     if objdir:
-        for mod, deps in call_graph(root, objdir, why).items():
+        calls = call_graph(root, objdir, why)
+        out += call_problems(calls, why)
+        for mod, deps in calls.items():
             g.setdefault(mod, set()).update(deps)
     seen = set()
     for c in circles(g):
@@ -356,6 +385,28 @@ def call_self_test(good, into):
         return 1
     print("ok - self-test: a listed circle is not failed, and a listed circle that is not "
           "found fails")
+    return up_call_self_test(good, into)
+
+
+def up_call_self_test(good, into):
+    """A statistics module that calls a function the shim defines (as
+    stats/ once called nanosleep, which interpose/ wraps): no include says
+    so, the objects do."""
+    files = {
+        "interpose/wrap.c": "int nap(int n) { return n; }\n",
+        "stats/writer.c": "int nap(int n);\nint write_out(void) { return nap(1); }\n",
+    }
+    root = tree({**good, **files}, into)
+    objdir = os.path.join(root, "obj")
+    for path in files:
+        os.makedirs(os.path.join(objdir, os.path.dirname(path)), exist_ok=True)
+        subprocess.run(["cc", "-c", "-o", os.path.join(objdir, module(path) + ".o"),
+                        os.path.join(root, path)], check=True)
+    got = [p for p in problems(root, objdir) if "calls up into" in p]
+    if not got or "uses nap" not in got[0]:
+        print(f"FAIL - self-test: a call from stats/ up into interpose/ is not found ({got})")
+        return 1
+    print(f"ok - self-test: a call from stats/ up into interpose/ is found ({got[0]})")
     return 0
 
 
