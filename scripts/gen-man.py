@@ -35,6 +35,7 @@ def run(argv):
     args = p.parse_args(argv)
     date = default_date() if args.date is None else args.date
     os.environ["COLUMNS"] = "80"  # argparse wraps the usage lines at this width
+    library.take_environment()  # the pages describe the library, not this shell's settings
     lib = library.load(os.path.abspath(args.lib))
     desc = lib.describe()
     modules = main.load_modules()

@@ -139,7 +139,7 @@ static void warn_file(const char *what, const char *path)
 	                 strerror(errno));
 	int fd = ls_stats_stderr_fd(); /* where the summary goes, so the warning is seen */
 	if (fd >= 0 && n > 0) {
-		ssize_t w = write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+		ssize_t w = ls_own_write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 		(void)w;
 	}
 }

@@ -21,6 +21,9 @@
  * fails the identity check, so the summary never lands in the program's
  * data.  For the same reason a process started with fd 2 closed gets no
  * summary: whatever the program opens next takes number 2.
+ *
+ * fcntl goes through glibc's __fcntl (own_io.h): the library defines the
+ * program's fcntl (interpose/away), and its own calls never take that path.
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -28,6 +31,7 @@
 #include <unistd.h>
 
 #include "stderr_keep.h"
+#include "../core/runtime/own_io.h"
 
 #define KEEP_FD_MIN 200
 
@@ -50,9 +54,9 @@ void ls_stats_stderr_keep(void)
 	started_with_stderr = true;
 	kept_dev = st.st_dev;
 	kept_ino = st.st_ino;
-	kept_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, KEEP_FD_MIN);
+	kept_fd = ls_own_fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, KEEP_FD_MIN);
 	if (kept_fd < 0) /* RLIMIT_NOFILE below KEEP_FD_MIN: any free number */
-		kept_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+		kept_fd = ls_own_fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 }
 
 int ls_stats_stderr_fd(void)
@@ -63,5 +67,5 @@ int ls_stats_stderr_fd(void)
 		return STDERR_FILENO;
 	if (kept_fd >= 0 && same_file(kept_fd))
 		return kept_fd;
-	return fcntl(STDERR_FILENO, F_GETFD) >= 0 ? STDERR_FILENO : -1;
+	return ls_own_fcntl(STDERR_FILENO, F_GETFD) >= 0 ? STDERR_FILENO : -1;
 }
