@@ -3,7 +3,9 @@
 #   make check           every test group, each tests/*/run.sh (tests/run.sh); CI runs this
 #   make check SAN=thread | SAN=address,undefined
 #                        the directly linked unit tests under a sanitizer
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local [LIBDIR=...] [MANDIR=...]   (mk/install.mk)
+#   make deb             build/lockswap_<version>_<arch>.deb (scripts/make-deb.sh)
+#   make man             build/man/lockswap.1 and lockswap.7, from the library's description
 #   make list            backends and options, read from the built library
 #
 # New files need no edit here: core/*/*.c, backends/*.c, native/*.c, interpose/*.c, stats/*.c go into
@@ -50,7 +52,8 @@ PRE_CXX  := $(wildcard tests/preload/*.cc)
 PRE_BINS := $(PRE_C:tests/preload/%.c=$(B)/preload/%) $(PRE_CXX:tests/preload/%.cc=$(B)/preload/%)
 
 all: liblockswap.so liblockswap-core.a unit-bins preload-bins
-.PHONY: all check demo fairness-demo fleet-demo unit-bins preload-bins install list clean deps
+.PHONY: all check demo fairness-demo fleet-demo unit-bins preload-bins install list clean deps \
+        man deb
 
 liblockswap.so: $(LIB_OBJS) $(B)/preload.map
 	$(CC) -shared -o $@ $(LIB_OBJS) -Wl,--version-script=$(B)/preload.map \
@@ -125,17 +128,6 @@ list: liblockswap.so
 
 deps:
 	bash scripts/install-deps.sh
-
-install: liblockswap.so liblockswap-core.a
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
-	           $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 755 liblockswap.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 scripts/lockswap $(DESTDIR)$(PREFIX)/bin/
-	install -d $(DESTDIR)$(PREFIX)/share/lockswap/lockswap_cli
-	install -m 644 scripts/lockswap_cli/*.py $(DESTDIR)$(PREFIX)/share/lockswap/lockswap_cli/
-	-[ -d include ] && [ -n "$$(ls include)" ] && install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/
-	-[ -f liblockswap-native.a ] && install -m 644 liblockswap-native.a $(DESTDIR)$(PREFIX)/lib/
-	-[ -f lockswap.pc.in ] && sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' lockswap.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lockswap.pc
 
 clean:
 	rm -rf $(B) liblockswap.so liblockswap-core.a liblockswap-native.a

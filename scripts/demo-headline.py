@@ -5,8 +5,10 @@
 
 From `lockswap ab` results (their .json) and one statistics file:
 
-  1. the fastest backend of each comparison: the highest median, with its
-     ratio to the baseline and the verdict of the ratio paired by round;
+  1. the fastest backend of each comparison: the highest median among the
+     backends whose ratio to the baseline, paired by round, is "faster"
+     (a higher median with no clear difference is named beside it), or
+     that none is clearly faster;
   2. the fairest fast one: among the backends within FAST of the fastest
      median, the one whose runs gave the highest median min_share (the
      least-served thread's acquisitions over the mean, 1 = equal shares),
@@ -74,15 +76,28 @@ def paired_verdict(doc, label):
 
 
 def fastest(title, doc):
+    """The fastest backend that is measurably faster than the baseline: the
+    highest median among those whose ratio paired by round is "faster".  A
+    higher median with no clear difference is named beside it, never as
+    the fastest (a 1.14x that the rounds do not separate from 1 is not a
+    win over a 1.11x that they do)."""
     ranked = speeds(doc)
     if not ranked:
         return f"{title}: no good run of the baseline"
-    label, x = ranked[0]
     base = doc["backends"][0]["label"]
+    label, x = ranked[0]
     if label == base:
         runner = f"; next {ranked[1][0]} at {ranked[1][1]:.2f}x" if len(ranked) > 1 else ""
         return f"{title}: **{label}** (the baseline{runner})"
-    return f"{title}: **{label}**, {x:.2f}x {base} ({paired_verdict(doc, label)})"
+    clear = [(l, r) for l, r in ranked if l != base and paired_verdict(doc, l) == "faster"]
+    if not clear:
+        return (f"{title}: none clearly faster than {base} (highest median: {label}, "
+                f"{x:.2f}x, {paired_verdict(doc, label)})")
+    best, bx = clear[0]
+    text = f"{title}: **{best}**, {bx:.2f}x {base} (faster)"
+    if best != label:
+        text += f"; {label}'s higher {x:.2f}x is {paired_verdict(doc, label)}"
+    return text
 
 
 def fairest_fast(title, doc):
@@ -97,7 +112,7 @@ def fairest_fast(title, doc):
     label, x, share = max(fast, key=lambda f: f[2])
     base = doc["backends"][0]["label"]
     if label == top_label:
-        found = f"**{label}**, the fastest, is also the fairest of them ({FAIRNESS_KEY} {share:.2f})"
+        found = f"**{label}**, the highest median, is also the fairest of them ({FAIRNESS_KEY} {share:.2f})"
     else:
         top_share = fairness(doc, top_label)
         than = f" against {top_share:.2f} for {top_label}" if top_share is not None else ""
@@ -126,6 +141,10 @@ def percent(part, whole):
 
 
 def profile_line(title, doc):
+    """The profile's line; the backend it ran under is the file's own
+    ("backend"), never the caller's guess."""
+    if doc.get("backend"):
+        title = f"{title}, under {doc['backend']}"
     mutexes = [l for l in doc.get("locks", []) if l["type"] == "mutex"]
     acquired = sum(l["acquisitions"] for l in mutexes)
     contended = sum(l["contended"] for l in mutexes)

@@ -32,6 +32,7 @@
 #include "pending.h"
 #include "spawn.h"
 #include "report.h"
+#include "stderr_keep.h"
 #include "writing.h"
 
 
@@ -96,6 +97,7 @@ void ls_stats_constructor(void)
 {
 	if (!ls_stats_on() || !ls_stats_setup())
 		return;
+	ls_stats_stderr_keep();
 	ls_stats_enter();
 	dl_iterate_phdr(find_exe, NULL);
 	ls_stats_leave();
@@ -133,8 +135,13 @@ void ls_stats_helper_maybe_start(uintptr_t site)
 static void warn_file(const char *what, const char *path)
 {
 	char line[600];
-	snprintf(line, sizeof line, "lockswap: cannot write %s %s: %s\n", what, path, strerror(errno));
-	ls_say(line);
+	int n = snprintf(line, sizeof line, "lockswap: cannot write %s %s: %s\n", what, path,
+	                 strerror(errno));
+	int fd = ls_stats_stderr_fd(); /* where the summary goes, so the warning is seen */
+	if (fd >= 0 && n > 0) {
+		ssize_t w = ls_own_write(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+		(void)w;
+	}
 }
 
 enum fmt { FMT_JSON, FMT_FOLDED };
@@ -183,9 +190,10 @@ void ls_stats_dump(const char *reason)
 	struct ls_snap s;
 	if (ls_snap_take(&s)) {
 		ls_symbols_begin();
-		if (ls_stats_cfg.top && ls_snap_any(&s)) {
+		int err_fd = ls_stats_stderr_fd();
+		if (ls_stats_cfg.top && ls_snap_any(&s) && err_fd >= 0) {
 			static struct ls_out err;
-			ls_out_init(&err, STDERR_FILENO);
+			ls_out_init(&err, err_fd);
 			ls_stats_write_text(&s, &err, reason);
 			ls_out_flush(&err);
 		}

@@ -34,7 +34,7 @@ Exit status: 0 if every run succeeded, 1 if any failed, 2 for a usage error
 def add_arguments(parser):
     parser.add_argument("-b", "--backend", dest="backends", action="append", default=[],
                         metavar="NAME[,VAR=VALUE...]",
-                        help="a backend to compare (repeat; the first is the baseline); "
+                        help="a backend to compare (`default`: the library's default) (repeat; the first is the baseline); "
                              "VAR=VALUE pairs give this one its own options, e.g. futex,SPIN=0; "
                              "LIB=PATH runs it under that build of liblockswap.so")
     parser.add_argument("-r", "--rwlock", dest="rwlocks", action="append", default=[],

@@ -8,6 +8,7 @@ random.Random, so slow drift of a shared machine (another tenant, thermal
 state, page cache) spreads over all backends instead of landing on one.
 The whole schedule is drawn before the first run and recorded as run.
 """
+import difflib
 import os
 import signal
 import subprocess
@@ -182,8 +183,22 @@ class Campaign:
         seen = (f"the JSON keys it printed: {', '.join(found)}" if found and self.metric.json_key
                 else f"the last line of its stdout: {found[0]!r}" if found
                 else "its stdout was empty")
+        near = nearest_key(self.metric.json_key, found) if self.metric.json_key else None
+        tail = f"; did you mean {near}? ({seen})" if near else f"; {seen}"
         raise ToolError(f"{what}: not in the output of any run of the first round "
-                        f"({len(first)} runs; stopped, nothing measured); {seen}")
+                        f"({len(first)} runs; stopped, nothing measured){tail}")
+
+
+def nearest_key(key, keys):
+    """The printed JSON key closest to a misspelt --json-key (compared
+    whole, then by the last dotted part: `thruput` finds `throughput` and
+    `stats.throughput`), or None."""
+    near = difflib.get_close_matches(key, keys, n=1, cutoff=0.6)
+    if near:
+        return near[0]
+    last = {k.rsplit(".", 1)[-1]: k for k in reversed(keys)}
+    near = difflib.get_close_matches(key.rsplit(".", 1)[-1], list(last), n=1, cutoff=0.6)
+    return last[near[0]] if near else None
 
 
 def found_in(out):

@@ -12,9 +12,11 @@ from . import stats
 
 DEFAULT_KEY = "min_share"
 # Past this ratio between the fastest and slowest point a linear x axis
-# squeezes the slow backends onto zero: switch to a log axis.
+# squeezes the slow backends onto zero: switch to a log axis.  Decided
+# once for all the panels of a figure, so that every panel reads the same
+# way (a linear 1-thread panel beside log ones misled).
 LOG_SPAN = 30
-PANELS_PER_ROW = 3
+MAX_PANELS_PER_ROW = 4
 
 
 def add_argument(parser):
@@ -67,32 +69,57 @@ def available(runs, key):
     return any(key in r.extras for r in runs if not r.warmup and r.ok)
 
 
+def grid(n):
+    """(rows, columns) for n panels: no empty cell where some layout of at
+    most MAX_PANELS_PER_ROW columns has none (4 panels: 2 x 2, not 3 + 1
+    with two empty cells), else the fewest empty cells; then the squarest
+    (panels wide enough to read in a markdown page), then the fewest rows."""
+    import math
+    if n <= 3:
+        return 1, max(n, 1)
+    best = min(range(2, MAX_PANELS_PER_ROW + 1),
+               key=lambda c: (math.ceil(n / c) * c - n, abs(math.ceil(n / c) - c),
+                              math.ceil(n / c)))
+    return math.ceil(n / best), best
+
+
+def log_x(panels):
+    """Whether the figure's x axes are logarithmic: when any panel's
+    points span more than LOG_SPAN."""
+    for _, pts in panels:
+        xs = [v for p in pts for v in (p["x_low"], p["x_high"]) if v > 0]
+        if xs and max(xs) / min(xs) > LOG_SPAN:
+            return True
+    return False
+
+
 def draw(path, panels, key, plan, note=None):
     """panels: [(title, points)]; writes one PNG, a panel each; returns path."""
     from . import label_place, plot
     import math
     plt = plot.pyplot()
     n = len(panels)
-    cols = min(n, PANELS_PER_ROW)
-    rows = math.ceil(n / cols)
-    width = 4.6 * cols + 0.4
+    rows, cols = grid(n)
+    logarithmic = log_x(panels)
+    width = 5.2 * cols + 0.4
     # the note (the command) wrapped to the figure's width: a long command
     # line would run off the right edge
     note_lines = wrap(note, width) if note else []
     note_h = 0.13 * len(note_lines) + 0.05 if note_lines else 0.0
-    height = 4.0 * rows + 0.8 + note_h         # inches: panels, then title, legend, note
+    height = 4.4 * rows + 0.8 + note_h         # inches: panels, then title, legend, note
     fig, axes = plt.subplots(rows, cols, figsize=(width, height), dpi=110, squeeze=False)
     colours = plt.get_cmap("tab20" if len(plan.labels) > 10 else "tab10").colors
     colour = {label: colours[i % len(colours)] for i, label in enumerate(plan.labels)}
     base = plan.labels[0]
     for ax, (title, pts) in zip(axes.flat, panels):
-        panel(ax, title, pts, colour, base, key)
+        panel(ax, title, pts, colour, base, key, logarithmic)
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
     handles = [plt.Line2D([], [], marker="o", linestyle="", color=colour[l], label=l)
                for l in plan.labels]
-    handles.append(plt.Line2D([], [], linestyle="--", color="0.3", label="frontier"))
-    ncol = min(len(handles), 3 * cols)
+    handles.append(plt.Line2D([], [], marker="o", markerfacecolor="none", markeredgecolor=FRONT,
+                              linestyle=FRONT_STYLE, color=FRONT, label="frontier"))
+    ncol = min(len(handles), 4 * cols)
     legend_rows = math.ceil(len(handles) / ncol)
     fig.legend(handles=handles, fontsize=8, loc="lower center", ncol=ncol, frameon=False,
                bbox_to_anchor=(0.5, note_h / height))
@@ -105,8 +132,15 @@ def draw(path, panels, key, plan, note=None):
     fig.tight_layout(rect=(0, bottom, 1, 1 - 0.1 / height))
     # labels last: their spots are chosen on the axes' final size and scales
     for ax, (_, pts) in zip(axes.flat, panels):
-        label_place.place(ax, [(p["label"], p["x"], p["y"], colour[p["label"]]) for p in pts])
+        label_place.place(ax, [(p["label"], p["x"], p["y"], colour[p["label"]]) for p in pts],
+                          obstacles=bars(pts))
     return plot.save(plt, fig, path)
+
+
+def bars(pts):
+    """The error bars of the points, as segments (label_place obstacles)."""
+    return [seg for p in pts for seg in (((p["x_low"], p["y"]), (p["x_high"], p["y"])),
+                                         ((p["x"], p["y_low"]), (p["x"], p["y_high"])))]
 
 
 def wrap(text, width_inches, fontsize=7):
@@ -117,21 +151,39 @@ def wrap(text, width_inches, fontsize=7):
                          break_long_words=True, break_on_hyphens=False)
 
 
-def panel(ax, title, pts, colour, base, key):
+FRONT = "0.15"          # the frontier's line and the rings of its points
+FRONT_STYLE = (0, (4, 2))
+
+
+def panel(ax, title, pts, colour, base, key, logarithmic=False):
     from . import axis_labels
     for p in pts:
         ax.errorbar([p["x"]], [p["y"]],
                     xerr=[[p["x"] - p["x_low"]], [p["x_high"] - p["x"]]],
                     yerr=[[p["y"] - p["y_low"]], [p["y_high"] - p["y"]]],
-                    marker="o", markersize=6 if p["frontier"] else 4, capsize=3,
-                    color=colour[p["label"]], linestyle="")
+                    marker="o", markersize=5, capsize=3, elinewidth=1, alpha=0.9,
+                    color=colour[p["label"]], linestyle="", zorder=2)
     front = sorted((p for p in pts if p["frontier"]), key=lambda p: p["x"])
+    # Over the points and their bars, not under them (under them it was
+    # hidden wherever two frontier points sit close): a dark dashed line,
+    # and a dark ring on each frontier point.
     if len(front) > 1:
-        ax.plot([p["x"] for p in front], [p["y"] for p in front], "--", color="0.3",
-                linewidth=1, zorder=0)
-    xs = [v for p in pts for v in (p["x_low"], p["x_high"]) if v > 0]
-    if xs and max(xs) / min(xs) > LOG_SPAN:
+        ax.plot([p["x"] for p in front], [p["y"] for p in front], linestyle=FRONT_STYLE,
+                color=FRONT, linewidth=1.3, zorder=4)
+    if front:
+        ax.plot([p["x"] for p in front], [p["y"] for p in front], "o", markersize=9,
+                markerfacecolor="none", markeredgecolor=FRONT, markeredgewidth=1.2, zorder=4)
+    if logarithmic:
+        from matplotlib import ticker
         ax.set_xscale("log")
+        # plain numbers (0.01, 0.1, 1, and 0.7, 0.8 on a short span), not 10^-1 or 7x10^-1
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        xs = [v for p in pts for v in (p["x_low"], p["x_high"]) if v > 0]
+        short = bool(xs) and max(xs) / min(xs) < 10  # under a decade: few ticks, label them
+        ax.xaxis.set_minor_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}") if short
+                                     else ticker.NullFormatter())
+        ax.tick_params(axis="x", which="minor", labelsize=7)
+        ax.tick_params(axis="x", which="major", labelsize=8)
     ax.axvline(1.0, color="0.75", linewidth=0.8, zorder=0)
     ys = [v for p in pts for v in (p["y_low"], p["y_high"])]
     if ys and min(ys) >= 0 and max(ys) <= 1.0:

@@ -6,10 +6,12 @@ its own: whatever backends and options the built library has are the ones
 the CLI offers and accepts.
 """
 import ctypes
+import difflib
 import json
 import os
 import subprocess
 import sys
+import sysconfig
 
 from .errors import UsageError
 
@@ -32,12 +34,38 @@ def take_environment(environ=None):
     return taken
 
 
+# Written by `make install` (and so in the Debian package): the library's
+# folder, relative to <prefix> when it is under it, so that an installation
+# moved as a whole (a scratch root, `dpkg --root`) still finds its own.
+LIBDIR_FILE = os.path.join("share", "lockswap", "libdir")
+
+
+def installed_libdirs(root):
+    """The library folders of an installation at root: the one `make
+    install` recorded, then the multiarch one (Debian's
+    <prefix>/lib/x86_64-linux-gnu), then <prefix>/lib."""
+    out = []
+    try:
+        with open(os.path.join(root, LIBDIR_FILE)) as f:
+            recorded = f.read().strip()
+        if recorded:
+            out.append(os.path.join(root, recorded))  # an absolute one stays absolute
+    except OSError:
+        pass
+    multiarch = sysconfig.get_config_var("MULTIARCH")
+    if multiarch:
+        out.append(os.path.join(root, "lib", multiarch))
+    out.append(os.path.join(root, "lib"))
+    return list(dict.fromkeys(out))
+
+
 def candidates(script=None):
     """Where the library is looked for when --lib is not given, in order:
     <tree>/liblockswap.so for <tree>/scripts/lockswap (a built source tree),
-    then <prefix>/lib/liblockswap.so for an installed <prefix>/bin/lockswap.
-    Without the script's path, <tree> or <prefix> is found from this
-    package's place (<tree>/scripts/ or <prefix>/share/lockswap/)."""
+    then, for an installed <prefix>/bin/lockswap, liblockswap.so in the
+    folders of installed_libdirs(<prefix>).  Without the script's path,
+    <tree> or <prefix> is found from this package's place (<tree>/scripts/
+    or <prefix>/share/lockswap/)."""
     if script:
         root = os.path.dirname(os.path.dirname(os.path.realpath(script)))
     else:
@@ -46,7 +74,8 @@ def candidates(script=None):
         root = parent
         for _ in range(up):
             root = os.path.dirname(root)
-    return [os.path.join(root, LIBNAME), os.path.join(root, "lib", LIBNAME)]
+    return [os.path.join(root, LIBNAME)] + [os.path.join(d, LIBNAME)
+                                            for d in installed_libdirs(root)]
 
 
 def find(explicit=None, script=None):
@@ -209,14 +238,25 @@ class Library:
     def options(self):
         return [o["name"] for o in self.describe().get("options", [])]
 
+    def option(self, var):
+        """The library's description of option var (a dict), or None."""
+        return next((o for o in self.describe().get("options", []) if o["name"] == var), None)
+
+    def default(self, var):
+        """The library's default value of option var ("" for none)."""
+        return (self.option(var) or {}).get("default") or ""
+
     def check(self, var, value):
         """None if LOCKSWAP_<var>=value is valid, else the library's
-        one-line message (for an unknown variable, with the known ones)."""
+        one-line message (for an unknown variable, with the known ones; for
+        a misspelt word, the closest accepted one)."""
         rc, msg = self._calls.check(var, value)
         if rc == 0:
             return None
         if var not in self.options() and "did you mean" not in msg:
             msg += f" (known: {', '.join(self.options())})"
+        elif "did you mean" not in msg:
+            msg = with_suggestion(msg, closest(value, accepted_words(self.option(var))))
         return msg
 
     def backend_name(self, name):
@@ -245,6 +285,35 @@ class Library:
         if index < 0:
             raise UsageError(text)
         return index, text
+
+
+BOOL_WORDS = ("on", "off", "yes", "no", "true", "false")
+
+
+def accepted_words(option):
+    """The words an option takes (a choice's names, a boolean's, the word
+    a number option also takes, such as `adaptive`), from its description."""
+    if not option:
+        return []
+    if option.get("kind") == "bool":
+        return list(BOOL_WORDS)
+    return [w for w in option.get("choices", "").replace(",", "|").split("|") if w]
+
+
+def closest(value, words):
+    """The word of words nearest to value, or None when none is close."""
+    near = difflib.get_close_matches(value.strip().lower(), words, n=1, cutoff=0.6)
+    return near[0] if near else None
+
+
+def with_suggestion(msg, word):
+    """msg with "; did you mean WORD?" after its first clause (before the
+    list of accepted values, as the library words its own suggestions)."""
+    if not word:
+        return msg
+    cut = msg.find(" (accepted")
+    cut = len(msg) if cut < 0 else cut
+    return f"{msg[:cut]}; did you mean {word}?{msg[cut:]}"
 
 
 def load(path):

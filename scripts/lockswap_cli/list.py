@@ -22,6 +22,23 @@ def add_arguments(parser):
                    help="print only the backend names, one a line (for scripts)")
 
 
+def option_kind(opt):
+    """The kind column: a number option that also takes a word says so
+    (LOCKSWAP_SPIN takes `adaptive`, LOCKSWAP_SLICE_SEATS `auto`)."""
+    kind = opt.get("kind", "")
+    word = opt.get("choices")
+    return f"{word}|{kind}" if kind == "uint" and word else kind
+
+
+def default_of(desc, var):
+    return next((o.get("default") for o in desc.get("options", []) if o["name"] == var), None)
+
+
+def marked(name, default):
+    """A backend's name column: "(default)" after the library's default."""
+    return f"{name} (default)" if name == default else name
+
+
 def option_range(opt):
     kind = opt.get("kind")
     if kind == "uint":
@@ -53,12 +70,14 @@ def defaults_line(desc, full_name):
 
 def render(desc, path, width=None, full_name=None):
     width = width or min(shutil.get_terminal_size((100, 24)).columns, 100)
+    default = default_of(desc, "LOCKSWAP_BACKEND")
+    rw_default = default_of(desc, "LOCKSWAP_RWLOCK")
     lines = [f"lockswap {desc.get('version', '?')}  ({path})", "",
-             "Backends (-b NAME, or LOCKSWAP_BACKEND=NAME):"]
+             "Backends (-b NAME, or LOCKSWAP_BACKEND=NAME; -b default runs the one marked):"]
     backends = desc.get("backends", [])
-    w = max((len(b["name"]) for b in backends), default=0)
+    w = max((len(marked(b["name"], default)) for b in backends), default=0)
     for b in backends:
-        head = f"  {b['name']:<{w}}  "
+        head = f"  {marked(b['name'], default):<{w}}  "
         lines += textwrap.wrap(about(b), width, initial_indent=head,
                                subsequent_indent=" " * len(head)) or [head.rstrip()]
     note = defaults_line(desc, full_name) if full_name else ""
@@ -66,15 +85,16 @@ def render(desc, path, width=None, full_name=None):
         lines += textwrap.wrap(note, width, initial_indent="  ", subsequent_indent="  ")
     rw = desc.get("rwlock_backends", [])
     if rw:
-        lines += ["", "Rwlock backends (-r NAME, or LOCKSWAP_RWLOCK=NAME):"]
-        w = max(len(b["name"]) for b in rw)
+        lines += ["", "Rwlock backends (-r NAME, or LOCKSWAP_RWLOCK=NAME; -r default runs the "
+                  "one marked):"]
+        w = max(len(marked(b["name"], rw_default)) for b in rw)
         for b in rw:
-            head = f"  {b['name']:<{w}}  "
+            head = f"  {marked(b['name'], rw_default):<{w}}  "
             lines += textwrap.wrap(b.get("about", ""), width, initial_indent=head,
                                    subsequent_indent=" " * len(head)) or [head.rstrip()]
     lines += ["", "Options (LOCKSWAP_NAME=VALUE in the environment, or lockswap --set NAME=VALUE):"]
     opts = desc.get("options", [])
-    rows = [(o["name"], o.get("kind", ""), f"default {o.get('default') or '(none)'}",
+    rows = [(o["name"], option_kind(o), f"default {o.get('default') or '(none)'}",
              option_range(o)) for o in opts]
     widths = [max((len(r[i]) for r in rows), default=0) for i in range(3)]
     for o, r in zip(opts, rows):

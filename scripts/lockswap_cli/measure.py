@@ -70,11 +70,11 @@ def add_arguments(parser, runs, warmup):
 def prepare(args, groups, commands, least=2, extra_keys=()):
     """Check everything (backends, options, metric, commands, --out) before
     anything runs; return a Measurement.  commands: group -> argv."""
-    variants = settings.parse_variants(args.backends, getattr(args, "rwlocks", []))
+    lib = open_library(args)
+    variants = settings.parse_variants(args.backends, getattr(args, "rwlocks", []), lib)
     if len(variants) < least:
         raise UsageError(f"{args.subcommand} needs at least {least} backends (-b A -b B, or -r A -r B)")
     metric = metrics.Metric(args.metric, args.json_key, args.lower_is_better)
-    lib = open_library(args)
     settings.check_variants(lib, args, variants)
     envs = campaign.environments(lib.path, variants)
     for cmd in commands.values():

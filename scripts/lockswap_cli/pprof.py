@@ -135,8 +135,24 @@ def location_lines(frame, frame_name):
     return [(name or "??", source) for name, source in callsite.levels(frame)]
 
 
-def build(doc, holders, frame_name, scale_of, lock_label):
-    """The Profile message (bytes, before gzip)."""
+class Counts:
+    """What a profile holds, for the line `report --pprof` prints: samples,
+    locations, and of the locations those with a function name and those
+    with a source line (file:line from debug information)."""
+
+    def __init__(self):
+        self.samples = self.locations = self.named = self.with_lines = 0
+
+    def text(self):
+        many = lambda n, word: f"{n} {word}{'' if n == 1 else 's'}"
+        return (f"{many(self.samples, 'sample')}, {many(self.locations, 'location')}: "
+                f"{self.named} named, {self.with_lines} with file:line")
+
+
+def build(doc, holders, frame_name, scale_of, lock_label, counts=None):
+    """The Profile message (bytes, before gzip); counts (a Counts), if
+    given, is filled in."""
+    counts = Counts() if counts is None else counts
     st = Strings()
     maps = parse_maps(doc.get("maps", []))
     mappings, locations, functions = {}, {}, {}
@@ -173,7 +189,11 @@ def build(doc, holders, frame_name, scale_of, lock_label):
             lid = len(locations) + 1
             locations[key] = lid
             lines = b""
-            for name, source in location_lines(frame, frame_name):
+            levels = location_lines(frame, frame_name)
+            counts.locations += 1
+            counts.named += any(name and not name.startswith("??") for name, _ in levels)
+            counts.with_lines += any(source_line(source)[1] for _, source in levels)
+            for name, source in levels:
                 path, line = source_line(source)
                 lines += f_bytes(LOC_LINE, f_int(LINE_FUNCTION, function_id(name, path)) +
                                  f_int(LINE_LINE, line))
@@ -206,6 +226,7 @@ def build(doc, holders, frame_name, scale_of, lock_label):
                 labels += label("mode", e["mode"])
             body.extend(f_bytes(P_SAMPLE, f_packed(S_LOCATION, ids) + f_packed(S_VALUE, values) +
                                 labels))
+            counts.samples += 1
     tail = f_int(P_TIME, doc.get("start_unix_ns", 0)) + \
         f_int(P_DURATION, doc.get("elapsed_ns", 0)) + \
         value_type(P_PERIOD_TYPE, "contentions", "count") + \
@@ -221,6 +242,9 @@ def build(doc, holders, frame_name, scale_of, lock_label):
 
 
 def write(path, doc, holders, frame_name, scale_of, lock_label):
-    data = gzip.compress(build(doc, holders, frame_name, scale_of, lock_label), mtime=0)
+    """Write the profile; returns its Counts."""
+    counts = Counts()
+    data = gzip.compress(build(doc, holders, frame_name, scale_of, lock_label, counts), mtime=0)
     with open(path, "wb") as f:
         f.write(data)
+    return counts

@@ -228,8 +228,11 @@ def folded_lines(doc, holders=False):
 
 
 def write_pprof(path, doc, holders):
+    """Write the profile; returns the line that says what it holds."""
     try:
-        pprof.write(path, doc, holders, frame_full_name, event_scale, lock_label)
+        counts = pprof.write(path, doc, holders, frame_full_name, event_scale, lock_label)
+        return (f"{path}: {counts.text()} (view: go tool pprof -top {path}, "
+                f"or -list FUNCTION for the source lines)")
     except OSError as e:
         raise ToolError(f"cannot write {path}: {e.strerror}") from None
 
@@ -297,12 +300,12 @@ def main(args):
     docs = [load(p) for p in args.files]
     if args.folded:
         write_text(args.folded, "".join(line + "\n" for line in folded_lines(docs[-1], args.holders)))
-    if args.pprof:
-        write_pprof(args.pprof, docs[-1], args.holders)
+    said = write_pprof(args.pprof, docs[-1], args.holders) if args.pprof else None
     if args.plot:
         plot(docs, args.plot, args.top)
     if args.folded or args.pprof or args.plot:  # a file was asked for, not the report
-        print("wrote " + ", ".join(p for p in (args.folded, args.pprof, args.plot) if p))
+        print("wrote " + ", ".join(said if p == args.pprof else p
+                                   for p in (args.folded, args.pprof, args.plot) if p))
         return 0
     if len(docs) == 2:
         print(compare(docs[0], docs[1], args.top))

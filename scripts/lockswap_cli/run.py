@@ -1,5 +1,6 @@
 """lockswap run: run one program under a chosen backend."""
 import os
+import shlex
 import sys
 
 from . import arms, settings
@@ -31,9 +32,11 @@ executed after all."""
 
 def add_arguments(parser):
     parser.add_argument("-b", "--backend", metavar="NAME",
-                        help="lock backend (LOCKSWAP_BACKEND; `lockswap list` shows them)")
+                        help="lock backend (LOCKSWAP_BACKEND; `lockswap list` shows them; "
+                             "`default`: the library's default)")
     parser.add_argument("-r", "--rwlock", metavar="NAME",
-                        help="rwlock backend (LOCKSWAP_RWLOCK; `lockswap list` shows them)")
+                        help="rwlock backend (LOCKSWAP_RWLOCK; `lockswap list` shows them; "
+                             "`default`: the library's default)")
     settings.add_option_flags(parser, run=True)
     arms.add_arguments(parser)
 
@@ -43,9 +46,11 @@ def prepare(args):
     lib = open_library(args)
     wanted = settings.common_settings(args, args.inherited)
     if args.backend is not None:
-        wanted[PREFIX + "BACKEND"] = (args.backend, f"-b {args.backend}")
+        wanted[PREFIX + "BACKEND"] = (args.backend, f"-b {shlex.quote(args.backend)}")
     if args.rwlock is not None:
-        wanted[PREFIX + "RWLOCK"] = (args.rwlock, f"-r {args.rwlock}")
+        wanted[PREFIX + "RWLOCK"] = (args.rwlock, f"-r {shlex.quote(args.rwlock)}")
+    for var in ("BACKEND", "RWLOCK"):
+        settings.resolve_default(lib, wanted, var)
     arms.add_settings(args, wanted)
     arms.require_support(lib, wanted)
     values = settings.check(lib, wanted)

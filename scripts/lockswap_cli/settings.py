@@ -12,6 +12,8 @@ A/B-tested in the same interleaved rounds); its settings are then checked
 by that build.
 """
 import os
+import re
+import shlex
 import shutil
 
 from . import library, preloadable
@@ -19,6 +21,7 @@ from .errors import UsageError
 from .library import PREFIX
 
 LIB_KEY = "LIB"  # NAME,LIB=PATH: the variant's own liblockswap.so, not an option
+DEFAULT = "default"  # -b default, -r default: the library's own default backend
 
 # Dedicated flags: (flag, option NAME, metavar, help).  Options the library
 # gains later need no flag: --set covers them.
@@ -67,7 +70,7 @@ def common_settings(args, inherited):
     for flag, name, _, _ in FLAGS + RUN_FLAGS:
         value = getattr(args, "opt_" + name.lower(), None)
         if value is not None:
-            out[PREFIX + name] = (value, f"{flag} {value}")
+            out[PREFIX + name] = (value, f"{flag} {shlex.quote(value)}")
     if getattr(args, "verbose", False):
         out[PREFIX + "VERBOSE"] = ("on", "--verbose")
     return out
@@ -78,7 +81,7 @@ class Variant:
     typed), its own settings, and the library build it runs under (lib_path;
     None: the one the CLI found or --lib gave)."""
 
-    def __init__(self, text, flag="-b", var="BACKEND"):
+    def __init__(self, text, flag="-b", var="BACKEND", lib=None):
         parts = text.split(",")
         self.label = text
         self.backend = parts[0].strip()
@@ -93,6 +96,12 @@ class Variant:
                 continue
             var_, value = parse_assignment(part, f"{flag} {text}:")
             self.settings[var_] = (value, f"{flag} {text}")
+        if lib is not None:
+            name = resolve_default(library.load(self.lib_path) if self.lib_path else lib,
+                                   self.settings, var)
+            if name:  # labelled with what runs, as a wrapper with its inner lock
+                self.label = name + text[len(parts[0]):]
+                self.backend = name
 
     def combined(self, rw):
         """This mutex variant with rwlock variant rw: label "B/R"."""
@@ -119,12 +128,13 @@ def variant_library(path, where):
     return os.path.abspath(path)
 
 
-def parse_variants(texts, rwlock_texts=()):
-    """-b texts, -r texts, or both (every -b with every -r, "B/R")."""
+def parse_variants(texts, rwlock_texts=(), lib=None):
+    """-b texts, -r texts, or both (every -b with every -r, "B/R"); with
+    lib, a backend named `default` becomes the library's default."""
     if not texts and not rwlock_texts:
         raise UsageError("no backend: give -b NAME or -r NAME (see `lockswap list`)")
-    variants = [Variant(t) for t in texts]
-    rw = [Variant(t, "-r", "RWLOCK") for t in rwlock_texts]
+    variants = [Variant(t, lib=lib) for t in texts]
+    rw = [Variant(t, "-r", "RWLOCK", lib=lib) for t in rwlock_texts]
     variants = [m.combined(r) for m in variants for r in rw] if variants and rw else variants or rw
     labels = [v.label for v in variants]
     dup = sorted({l for l in labels if labels.count(l) > 1})
@@ -133,16 +143,43 @@ def parse_variants(texts, rwlock_texts=()):
     return variants
 
 
+def as_typed(var, value, origin, msg):
+    """The library's message about VAR=value, told by what the user typed:
+    "--spin fast (LOCKSWAP_SPIN): must be a whole number ..." instead of
+    "LOCKSWAP_SPIN='fast': must be ...", for a flag, --set or a -b/-r text;
+    an inherited variable keeps the library's words and says where it came
+    from."""
+    if origin.startswith("inherited"):
+        return f"{msg} ({origin})"
+    for head in (f"{var}='{value}': ", f"{var}: "):
+        if msg.startswith(head):
+            return f"{origin} ({var}): {msg[len(head):]}"
+    found = re.match(re.escape(var) + r"='.*?': ", msg)
+    if found:
+        return f"{origin} ({var}): {msg[found.end():]}"
+    return f"{origin}: {msg}"
+
+
 def check(lib, settings):
     """Raise UsageError with the library's message for the first bad
-    setting; return {VAR: value}."""
+    setting, told by the flag that gave it; return {VAR: value}."""
     for var, (value, origin) in settings.items():
         msg = lib.check(var, value)
         if msg:
-            if origin.startswith("inherited"):
-                msg += f" ({origin})"
-            raise UsageError(msg)
+            raise UsageError(as_typed(var, value, origin, msg))
     return {var: value for var, (value, _) in settings.items()}
+
+
+def resolve_default(lib, settings, var):
+    """LOCKSWAP_<var> given as `default` (-b default, -r default) becomes
+    the library's own default backend; returns the name it became, or None
+    if it was not `default`."""
+    value, origin = settings.get(PREFIX + var, (None, None))
+    if value is None or value.strip().lower() != DEFAULT:
+        return None
+    name = lib.default(PREFIX + var)
+    settings[PREFIX + var] = (name, origin)
+    return name
 
 
 def check_variants(lib, args, variants):

@@ -41,7 +41,7 @@ def thread_list(text):
 def add_arguments(parser):
     parser.add_argument("-b", "--backend", dest="backends", action="append", default=[],
                         metavar="NAME[,VAR=VALUE...]",
-                        help="a backend (repeat; the first is the baseline of the ratios); "
+                        help="a backend (`default`: the library's default; repeat; the first is the baseline of the ratios); "
                              "VAR=VALUE pairs give this one its own options, LIB=PATH its own "
                              "build of liblockswap.so")
     parser.add_argument("-r", "--rwlock", dest="rwlocks", action="append", default=[],

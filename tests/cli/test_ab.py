@@ -271,7 +271,8 @@ class ManyBuilds(unittest.TestCase, CliAssertions):
         p = lockswap("ab", "-b", "futex", *[a for path in self.builds[:-1]
                                            for a in ("-b", "futex,LIB=" + path)],
                      "-b", "capacitor:tts,BYPASS=0,LIB=" + self.builds[-1], "--", FAKE)
-        self.assertUsageError(p, "LOCKSWAP_BYPASS='0': must be a whole number")
+        self.assertUsageError(p, f"-b capacitor:tts,BYPASS=0,LIB={self.builds[-1]} (LOCKSWAP_BYPASS): "
+                                 "must be a whole number")
 
 
 if __name__ == "__main__":

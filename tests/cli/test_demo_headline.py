@@ -13,14 +13,17 @@ HEADLINE = os.path.join(REPO, "scripts", "demo-headline.py")
 DEMO = os.path.join(REPO, "scripts", "demo.sh")
 
 
-def ab_result(medians, shares, lower=False, failed=()):
+def ab_result(medians, shares, lower=False, failed=(), verdicts=None):
     """An ab .json: medians {label: value} (the first is the baseline), 3
-    good rounds each with min_share from shares."""
+    good rounds each with min_share from shares; the paired verdicts from
+    verdicts {label: verdict}, else "faster" above the baseline."""
     labels = list(medians)
     base = medians[labels[0]]
+    verdicts = verdicts or {}
     summary = [{"backend": l, "median": m, "ratio": (m / base) if base and m else None}
                for l, m in medians.items()]
-    paired = [{"backend": l, "verdict": "faster" if base and m > base else "slower"}
+    paired = [{"backend": l, "verdict": verdicts.get(l, "faster" if base and m > base
+                                                    else "slower")}
               for l, m in list(medians.items())[1:]]
     runs = [{"backend": l, "warmup": False, "status": "exit 3" if l in failed else "ok",
              "value": medians[l], "extras": {"min_share": shares[l]}}
@@ -95,8 +98,31 @@ class Headline(unittest.TestCase):
                                              {"glibc": 0.5, "futex": 0.8}))
         lines = self.headline("--fair", f"B={ab}")
         self.assertEqual(lines, ["- **Fairest of the fast (within 20% of the fastest, by "
-                                 "min_share)**: B: **futex**, the fastest, is also the fairest "
+                                 "min_share)**: B: **futex**, the highest median, is also the fairest "
                                  "of them (min_share 0.80)."])
+
+    def test_no_clear_difference_is_not_the_fastest(self):
+        """The demo's LevelDB row: futex 1.14x with no clear difference,
+        slice:futex 1.11x and faster; the headline names slice:futex."""
+        ab = self.write("ab.json", ab_result(
+            {"glibc": 100.0, "futex": 114.0, "slice:futex": 111.0},
+            {"glibc": 0.9, "futex": 0.9, "slice:futex": 0.9},
+            verdicts={"futex": "no clear difference"}))
+        line = self.headline("--ab", f"LevelDB={ab}")[0]
+        self.assertIn("LevelDB: **slice:futex**, 1.11x glibc (faster); futex's higher 1.14x is "
+                      "no clear difference", line)
+
+    def test_none_clearly_faster(self):
+        ab = self.write("ab.json", ab_result(
+            {"glibc": 100.0, "futex": 104.0, "mcs": 90.0}, {"glibc": 1, "futex": 1, "mcs": 1},
+            verdicts={"futex": "no clear difference"}))
+        self.assertIn("B: none clearly faster than glibc (highest median: futex, 1.04x, no clear "
+                      "difference)", self.headline("--ab", f"B={ab}")[0])
+
+    def test_the_profile_names_the_backend_it_ran_under(self):
+        doc = dict(stats_file(), backend="slice:futex")
+        line = self.headline("--profile", f"LevelDB, 8 threads={self.write('p.json', doc)}")[0]
+        self.assertIn("**Profile**: LevelDB, 8 threads, under slice:futex: 11 of 1,050", line)
 
     def test_the_baseline_may_be_the_fastest(self):
         ab = self.write("ab.json", ab_result({"glibc": 100.0, "futex": 90.0},
@@ -113,6 +139,28 @@ class Headline(unittest.TestCase):
         self.assertIn(f"A: {nowhere}: No such file or directory", lines[0])
         self.assertIn("B: no good run of the baseline", lines[0])
         self.assertIn(f"P: {nowhere}: No such file or directory", lines[1])
+
+
+class DemoCalls(unittest.TestCase):
+    """What scripts/demo.sh asks demo-headline.py for."""
+
+    def setUp(self):
+        with open(DEMO) as f:
+            text = f.read()
+        start = text.index("scripts/demo-headline.py")
+        self.call = text[start:text.index(">\"$HEADLINE\"", start)]
+
+    def test_the_profile_label_names_no_backend(self):
+        """The backend comes from the profile itself (it runs under the
+        defaults); a label written in the script went stale once."""
+        profile = self.call[self.call.index("--profile"):]
+        self.assertNotIn("under", profile)
+
+    def test_fairest_of_the_fast_covers_every_mutexbench_count(self):
+        fair = [a for a in self.call.split("--fair")[1:]]
+        for t in ("2 threads=$OUT/mutexbench-2t.json", "8 threads=$OUT/mutexbench-8t.json",
+                  "32 threads=$OUT/mutexbench-32t.json"):
+            self.assertTrue(any(t in a for a in fair), (t, fair))
 
 
 class DemoChoice(unittest.TestCase):

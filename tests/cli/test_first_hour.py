@@ -207,9 +207,10 @@ class Messages(CliAssertions, unittest.TestCase):
 
     def test_stats_signal_is_checked_before_running(self):
         self.assertUsageError(lockswap("run", "--set", "STATS_SIGNAL=FOO", "--", "echo", "x"),
-                              "LOCKSWAP_STATS_SIGNAL='FOO'", "not a signal name or number")
+                              "--set STATS_SIGNAL=FOO (LOCKSWAP_STATS_SIGNAL): not a signal "
+                              "name or number")
         self.assertUsageError(lockswap("run", "--set", "STATS_SIGNAL=KILL", "--", "echo", "x"),
-                              "'KILL'", "cannot be caught")
+                              "--set STATS_SIGNAL=KILL (LOCKSWAP_STATS_SIGNAL)", "cannot be caught")
         p = lockswap("run", "--set", "STATS_SIGNAL=USR2", "--", "echo", "x")
         self.assertEqual(p.returncode, 0, p.stderr)
 
@@ -223,7 +224,7 @@ class Messages(CliAssertions, unittest.TestCase):
 
     def test_backend_typo_gets_a_suggestion(self):
         self.assertUsageError(lockswap("run", "-b", "futx", "--", "echo", "x"),
-                              "LOCKSWAP_BACKEND='futx': unknown backend; did you mean futex?")
+                              "-b futx (LOCKSWAP_BACKEND): unknown backend; did you mean futex?")
         line = self.assertUsageError(lockswap("run", "-b", "slice:futx", "--", "echo", "x"),
                                      "unknown inner lock 'futx'; did you mean slice:futex?")
         self.assertNotIn("native, non-wrapper", line)
@@ -233,7 +234,7 @@ class Messages(CliAssertions, unittest.TestCase):
         a complaint at exit after the summary pointed at the file."""
         self.assertUsageError(lockswap("run", "--stats", "summary", "--set",
                                        "STATS_FILE=/nonexistent/dir/p.json", "--", "echo", "x"),
-                              "LOCKSWAP_STATS_FILE='/nonexistent/dir/p.json'",
+                              "--set STATS_FILE=/nonexistent/dir/p.json (LOCKSWAP_STATS_FILE): ",
                               "cannot write into directory /nonexistent/dir")
         lib = os.path.realpath(os.path.join(os.path.dirname(SCRIPT), "..", "liblockswap.so"))
         p = subprocess.run(["echo", "out"], env=clean_env(
@@ -247,7 +248,8 @@ class Messages(CliAssertions, unittest.TestCase):
 
     def test_zero_names_the_range(self):
         self.assertUsageError(lockswap("run", "--bypass", "0", "--", "echo", "x"),
-                              "LOCKSWAP_BYPASS='0': must be a whole number between 1 and 16384")
+                              "--bypass 0 (LOCKSWAP_BYPASS): must be a whole number between 1 "
+                              "and 16384")
 
     def test_library_says_nothing_was_applied(self):
         lib = os.path.join(os.path.dirname(SCRIPT), "..", "liblockswap.so")

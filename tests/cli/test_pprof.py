@@ -33,6 +33,18 @@ def total(prof, kind):
     return sum(s["values"][k] for s in prof["samples"])
 
 
+def said(out, prof):
+    """The one line `report --pprof` prints, from the decoded profile: its
+    samples and locations, how many are named and how many have file:line."""
+    locs = prof["locations"].values()
+    named = sum(any(not name.startswith("??") for name, _, _ in loc["lines"]) for loc in locs)
+    lined = sum(any(line for _, _, line in loc["lines"]) for loc in locs)
+    many = lambda n, word: f"{n} {word}{'' if n == 1 else 's'}"
+    return (f"wrote {out}: {many(len(prof['samples']), 'sample')}, "
+            f"{many(len(prof['locations']), 'location')}: {named} named, {lined} with file:line "
+            f"(view: go tool pprof -top {out}, or -list FUNCTION for the source lines)\n")
+
+
 class Pprof(CliAssertions, unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -45,8 +57,9 @@ class Pprof(CliAssertions, unittest.TestCase):
         out = os.path.join(self.tmp.name, "p.pb.gz")
         p = lockswap("report", src, "--pprof", out, *flags)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual(p.stdout, f"wrote {out}\n")  # the file, not the report
-        return pprof_decode.decode(out), out
+        prof = pprof_decode.decode(out)
+        self.assertEqual(p.stdout, said(out, prof))  # the file and what it holds, not the report
+        return prof, out
 
     def test_shape_and_totals(self):
         prof, _ = self.export(profile())
@@ -143,11 +156,13 @@ class Pprof(CliAssertions, unittest.TestCase):
         out = os.path.join(self.tmp.name, "real.pb.gz")
         p = lockswap("report", path, "--pprof", out)
         self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout, said(out, pprof_decode.decode(out)))
         return doc, out
 
     def test_real_profile(self):
         doc, out = self.real_profile()
         prof = pprof_decode.decode(out)
+        self.assertRegex(said(out, prof), r": [1-9][0-9]* named, [1-9][0-9]* with file:line")
         events = [e for lock in doc["locks"] for e in lock["contention"]]
         self.assertEqual(total(prof, "delay"), sum(e["estimated_wait_ns"] for e in events))
         self.assertEqual(total(prof, "contentions"), sum(e["count"] for e in events))

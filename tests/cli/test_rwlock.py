@@ -42,7 +42,7 @@ class Run(unittest.TestCase, CliAssertions):
 
     def test_bad_rwlock_is_the_librarys_message(self):
         self.assertUsageError(lockswap("run", "-r", "nosuch", "--", "true"),
-                              "LOCKSWAP_RWLOCK='nosuch'", "futex")
+                              "-r nosuch (LOCKSWAP_RWLOCK): not one of the accepted", "futex")
 
 
 class Compare(unittest.TestCase, CliAssertions):
@@ -86,7 +86,7 @@ class Compare(unittest.TestCase, CliAssertions):
 
     def test_bad_r_is_checked_before_anything_runs(self):
         self.assertUsageError(lockswap("ab", "-r", "futex", "-r", "nosuch", "--", *PROBE, env=self.env),
-                              "LOCKSWAP_RWLOCK='nosuch'")
+                              "-r nosuch (LOCKSWAP_RWLOCK)")
         self.assertFalse(os.path.exists(self.log))
 
 

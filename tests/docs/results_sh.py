@@ -1,13 +1,22 @@
-"""scripts/results.sh regenerates the raw tables docs/results.md cites it
-for: its `slice` and `manycore` parts, run with a stand-in for the
-lockswap command that records each sweep instead of running it, must ask
-for the backends, thread counts and rounds that the cited raw files'
-invocations name.  Prints ok/FAIL lines."""
+"""The published numbers and their raw files.
+
+1. scripts/results.sh regenerates the raw tables docs/results.md cites it
+   for: its `slice` and `manycore` parts, run with a stand-in for the
+   lockswap command that records each sweep instead of running it, must ask
+   for the backends, thread counts and rounds that the cited raw files'
+   invocations name.
+2. Every number in README.md and docs/results.md (and docs/backends.md,
+   docs/seeds.md) that has a raw file recomputes from it: published.py.
+
+Prints ok/FAIL lines."""
 import os
 import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import published  # noqa: E402
 
 ROOT = sys.argv[1] if len(sys.argv) > 1 else os.getcwd()
 STAND_IN = """#!/bin/sh
@@ -72,6 +81,9 @@ def main():
             else:
                 print(f"FAIL - {what}results.sh {part} does not regenerate docs/results/{raw}: "
                       f"asks {got}, the raw file has {want}")
+
+    for line in published.main(ROOT):
+        print(line)
 
 
 main()

@@ -11,7 +11,9 @@
 #     the transcripts print what they show, every lockswap flag they name
 #     exists (tests/docs/runnable.py);
 #   - scripts/results.sh's slice and manycore parts ask for the sweeps of
-#     the raw files docs/results.md cites them for (tests/docs/results_sh.py);
+#     the raw files docs/results.md cites them for, and every number of
+#     README.md and docs/results.md that has a raw file recomputes from it
+#     (tests/docs/results_sh.py, tests/docs/published.py);
 #   - docs/seeds.md has a table for each reference text, a verdict in every
 #     row and a file behind every relative link (tests/docs/seeds.py).
 set -u

@@ -56,7 +56,8 @@ def test_cxx_sites(run, env, run_report, repo, tmp):
         r = run_report([jpath, "--pprof", out])
         pb = open(out, "rb").read() if os.path.exists(out) else b""
         text = gzip.decompress(pb) if pb else b""
-        report(r.returncode == 0 and r.stdout == f"wrote {out}\n" and
+        report(r.returncode == 0 and r.stdout.startswith(f"wrote {out}: ") and
+               re.search(r": [1-9][0-9]* named, [1-9][0-9]* with file:line", r.stdout) and
                b"store::Cache<long>::put(long, long, bool)" in text and
                b"std::mutex::lock()" in text and "\u2026".encode() not in text,
                f"{tag}: report --pprof says what it wrote; the profile keeps the whole names, "
