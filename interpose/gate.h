@@ -75,6 +75,12 @@ void ls_gate_open(const struct ls_lock_ops *b);
  * pass-through (the gate stays closed).  Called once, by that ls_init(). */
 void ls_gate_open_counting(const struct ls_lock_ops *b);
 
+/* The watch on, statistics off (stats/watch.h): open the gate to the
+ * watching table over b (watching.h), pass-through included.  With both
+ * on, the gate stays closed: the slow paths serve both.  Called once, by
+ * that ls_init(). */
+void ls_gate_open_watching(const struct ls_lock_ops *b);
+
 /* Fork child: one thread again, if glibc says so. */
 void ls_gate_after_fork(void);
 
