@@ -66,11 +66,6 @@ static __attribute__((noinline)) int watched_tried(void *s, uintptr_t site, int 
 	return e;
 }
 
-static __attribute__((noinline)) void watched_release(void *s)
-{
-	ls_watch_released(ls_watch_me, (uintptr_t)s);
-}
-
 static inline __attribute__((always_inline)) int watch_lock(bool (*try)(void *), void *s,
                                                             uintptr_t site)
 {
@@ -83,10 +78,13 @@ static inline __attribute__((always_inline)) int watch_lock(bool (*try)(void *),
 	return 0;
 }
 
-static inline __attribute__((always_inline)) void watch_unlock(void (*unlock)(void *), void *s)
+/* `other`: the general release, then the unlock, out of line, so that the
+ * common case keeps nothing across a call. */
+static inline __attribute__((always_inline)) void watch_unlock(void (*unlock)(void *),
+                                                               void (*other)(void *), void *s)
 {
 	if (UNLIKELY(!ls_watch_release_only(ls_watch_me, (uintptr_t)s)))
-		watched_release(s);
+		return other(s);
 	unlock(s);
 }
 
@@ -96,9 +94,24 @@ static inline __attribute__((always_inline)) void watch_unlock(void (*unlock)(vo
 /* Any backend: its verbs through the table bound at start-up. */
 static bool any_try(void *s) { return bound->trylock(s) == 0; }
 static void any_unlock(void *s) { bound->unlock(s); }
-static int any_lock_verb(void *s) { return watch_lock(any_try, s, SITE()); }
+/* As watch_lock, written so that nothing but the mutex is kept across the
+ * call: the record and the call site are read again after it. */
+static int any_lock_verb(void *s)
+{
+	if (UNLIKELY(atomic_load_explicit(&ls_watch_me->n, memory_order_relaxed) != 0))
+		return watched_other(s, SITE());
+	if (UNLIKELY(!any_try(s)))
+		return watched_blocked(s, SITE());
+	ls_watch_first(ls_watch_me, (uintptr_t)s, SITE());
+	return 0;
+}
 static int any_trylock_verb(void *s) { return watched_tried(s, SITE(), bound->trylock(s)); }
-static void any_unlock_verb(void *s) { watch_unlock(any_unlock, s); }
+static __attribute__((noinline)) void any_release(void *s)
+{
+	ls_watch_released(ls_watch_me, (uintptr_t)s);
+	bound->unlock(s);
+}
+static void any_unlock_verb(void *s) { watch_unlock(any_unlock, any_release, s); }
 static const struct ls_lock_ops any_table = WATCHING(any_lock_verb, any_trylock_verb,
                                                      any_unlock_verb);
 
@@ -110,7 +123,12 @@ static int futex_trylock_verb(void *s)
 {
 	return watched_tried(s, SITE(), ls_futexlock_trylock(s));
 }
-static void futex_unlock_verb(void *s) { watch_unlock(futex_unlock, s); }
+static __attribute__((noinline)) void futex_release(void *s)
+{
+	ls_watch_released(ls_watch_me, (uintptr_t)s);
+	ls_futexlock_unlock(s);
+}
+static void futex_unlock_verb(void *s) { watch_unlock(futex_unlock, futex_release, s); }
 static const struct ls_lock_ops futex_table = WATCHING(futex_lock_verb, futex_trylock_verb,
                                                        futex_unlock_verb);
 

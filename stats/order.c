@@ -502,7 +502,14 @@ static struct ls_order_cycle *add_edge(struct ls_watch_thread *t, uintptr_t from
 		.timed = to_lock & LS_WATCH_TIMED,
 	};
 	info.nframes = program_frames(info.frames, LS_ORDER_FRAMES);
-	thread_name(info.tid, info.thread, sizeof info.thread);
+	/* The name, read at most every 100 ms: a program that nests
+	 * thousands of locks makes as many edges. */
+	uint64_t now = ls_watch_now_ns();
+	if (!t->name_ns || now - t->name_ns > 100000000u) {
+		thread_name(info.tid, t->name, sizeof t->name);
+		t->name_ns = now;
+	}
+	memcpy(info.thread, t->name, sizeof info.thread);
 	uintptr_t from = from_lock & ~(uintptr_t)LS_WATCH_BITS, to = to_lock & ~(uintptr_t)LS_WATCH_BITS;
 
 	ls_futexlock_lock(&graph_lock);
@@ -541,8 +548,10 @@ static struct ls_order_cycle *add_edge(struct ls_watch_thread *t, uintptr_t from
 		e->info = info;
 		atomic_store_explicit(&e->from_gen, ag, memory_order_relaxed);
 		atomic_store_explicit(&e->to_gen, bg, memory_order_relaxed);
-	} else {
-		changed = intersect_gates(e, gates, ng);
+	} else if ((changed = intersect_gates(e, gates, ng))) {
+		/* The occurrence that took a gate away is the one a report of
+		 * the cycle it opens must show. */
+		e->info = info;
 	}
 	atomic_store_explicit(&e->epoch, atomic_load_explicit(&epoch, memory_order_relaxed),
 	                      memory_order_relaxed);

@@ -92,6 +92,8 @@ struct ls_watch_thread {
 	uint32_t reported_seq;  /* the watchdog's: the wait it reported last */
 	_Atomic int32_t tid;
 	_Atomic uint32_t state; /* LS_WATCH_T_* (watch_thread.c) */
+	char name[16];          /* the thread's name, as last read (order.c) */
+	uint64_t name_ns;       /* when: read again after 100 ms */
 	struct ls_watch_thread *all_next;  /* every record ever made */
 	struct ls_watch_thread *free_next; /* records free for reuse */
 };

@@ -139,13 +139,39 @@ static bool not_users(uintptr_t pc)
 	return named && wrapper_name(s.name);
 }
 
-/* The user's frame of a stack: 0 if it has none. */
-static uintptr_t user_frame(const uintptr_t *f, uint32_t n)
+/* The user's frame of a stack: 0 if it has none; its index in *at. */
+static uintptr_t user_frame_at(const uintptr_t *f, uint32_t n, uint32_t *at)
 {
 	for (uint32_t i = 0; i < n; i++)
-		if (!not_users(f[i]))
+		if (!not_users(f[i])) {
+			*at = i;
 			return f[i];
+		}
 	return 0;
+}
+
+static uintptr_t user_frame(const uintptr_t *f, uint32_t n)
+{
+	uint32_t at;
+	return user_frame_at(f, n, &at);
+}
+
+/* The frame that called the user's frame, if it is the program's own too
+ * (not the runtime's, nor the standard library's thread machinery): a
+ * request made in a helper is then named with its caller. */
+static uintptr_t user_caller(const uintptr_t *f, uint32_t n)
+{
+	uint32_t at;
+	if (!user_frame_at(f, n, &at) || at + 1 >= n || not_users(f[at + 1]))
+		return 0;
+	struct ls_sym s;
+	if (ls_symbolize(f[at + 1], &s)) {
+		char q[512];
+		qualified(s.name, q, sizeof q);
+		if (strncmp(q, "std::", 5) == 0 || strncmp(q, "__", 2) == 0)
+			return 0;
+	}
+	return f[at + 1];
 }
 
 /* A site kept as one return address, or the stack's user frame where
@@ -213,6 +239,14 @@ static void print_cycle(struct ls_out *o, const struct ls_order_cycle *c)
 		lock_text(s->to.addr, s->to.first_site, to, sizeof to);
 		site_text(user_site(s->held_site, s->frames, s->nframes), held, sizeof held);
 		site_text(user_site(s->request_site, s->frames, s->nframes), req, sizeof req);
+		uintptr_t caller = user_caller(s->frames, s->nframes);
+		if (caller) {
+			size_t k = strlen(req);
+			if (k + 4 < sizeof req) {
+				memcpy(req + k, " < ", 4);
+				site_text(caller, req + k + 3, sizeof req - k - 3);
+			}
+		}
 		ls_out_printf(o, "  %s held %s%s, taken at %s, and requested %s%s at %s%s\n", who, from,
 		              (s->from.addr & LS_WATCH_READ) ? " for reading" : "", held, to,
 		              (s->to.addr & LS_WATCH_READ) ? " for reading" : "", req,
@@ -296,7 +330,10 @@ void ls_watch_print_hang(const struct ls_hang *h)
 	ls_symbols_begin();
 	ls_out_init(&err, STDERR_FILENO);
 	char who[96], lock[512], site[256], waited[32], held[512], since[32];
-	if (h->deadlock)
+	if (h->deadlock && h->n == 1)
+		ls_out_printf(&err, "lockswap: deadlock: a thread waits for a lock it holds itself "
+		              "(pid %d; LOCKSWAP_HANG_MS=%u)\n", (int)getpid(), ls_watch_cfg.hang_ms);
+	else if (h->deadlock)
 		ls_out_printf(&err, "lockswap: deadlock: %u threads wait for each other (pid %d; "
 		              "LOCKSWAP_HANG_MS=%u)\n", h->n, (int)getpid(), ls_watch_cfg.hang_ms);
 	for (uint32_t i = 0; i < h->n; i++) {

@@ -104,6 +104,7 @@ struct ls_watch_thread *ls_watch_self(void)
 	t->lost = 0;
 	atomic_store_explicit(&t->wait_lock, 0, memory_order_relaxed);
 	t->reported_seq = atomic_load_explicit(&t->wait_seq, memory_order_relaxed);
+	t->name_ns = 0;
 	atomic_store_explicit(&t->tid, (int32_t)syscall(SYS_gettid), memory_order_relaxed);
 	atomic_store_explicit(&t->state, LS_WATCH_T_LIVE, memory_order_release);
 	ls_watch_me = t;
