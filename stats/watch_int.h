@@ -1,10 +1,16 @@
 /*
  * watch_int.h - what the files of the lock-order check and the hang
  * watchdog share (watch.h is what the shim sees):
+ * each using only those listed before it (the layering check, docs/
+ * hacking.md, wants no circle of calls):
+ *   watch_state.c   the configuration, the clock
  *   watch_thread.c  the per-thread records: held locks, waits
  *   order.c         the lock-order graph, its cycles
+ *   watch_names.c   how reports name locks, sites, threads
+ *   watch_print.c   the reports on stderr
  *   watchdog.c      the watchdog thread: waits too long, the wait-for graph
- *   watch_report.c  the reports: stderr, the statistics' JSON, Prometheus
+ *   watch_out.c     the statistics' outputs: JSON, Prometheus, the summary
+ *   watch_run.c     the life cycle, and the shim's hooks that need several
  */
 #ifndef LS_STATS_WATCH_INT_H
 #define LS_STATS_WATCH_INT_H
@@ -49,6 +55,9 @@ bool ls_watch_holds(const struct ls_watch_thread *t, uintptr_t addr);
 void ls_watch_waiting(struct ls_watch_thread *t, uintptr_t lock, uintptr_t site);
 void ls_watch_done_waiting(struct ls_watch_thread *t);
 void ls_watch_threads_after_fork(void);
+void ls_watch_forget_held(uintptr_t addr);
+
+/* watch_state.c */
 uint64_t ls_watch_now_ns(void);
 
 /* ---- order.c ---- */
@@ -137,7 +146,21 @@ struct ls_watch_counts {
 };
 void ls_watchdog_counts(struct ls_watch_counts *c);
 
-/* ---- watch_report.c ---- */
+/* ---- watch_names.c: naming, inside a report or a dump ---- */
+
+/* A site (0: "?") as "f(...)", else "?? (object+offset)". */
+void ls_watch_site_text(uintptr_t pc, char *buf, size_t len);
+/* "mutex lock_a", "rwlock 0x55d0c8a0 (first used at f(...))". */
+void ls_watch_lock_text(uintptr_t lock, uintptr_t first_site, char *buf, size_t len);
+/* 'thread 4242 "name"'; tid -1: a thread of the parent process. */
+void ls_watch_thread_text(int32_t tid, const char *name, char *buf, size_t len);
+/* A one-address site if it is the user's, else the stack's user frame. */
+uintptr_t ls_watch_user_site(uintptr_t site, const uintptr_t *f, uint32_t n);
+/* The caller of the stack's user frame, if it is the program's own. */
+uintptr_t ls_watch_user_caller(const uintptr_t *f, uint32_t n);
+void ls_watch_fmt_wait(char *buf, size_t len, uint64_t ns);
+
+/* ---- watch_print.c: stderr ---- */
 
 /* One report at a time, with the statistics' dumps (they share the
  * symbol tables): false after about 5 s of waiting. */
@@ -146,6 +169,8 @@ void ls_watch_report_leave(void);
 /* Inside: print the cycles found and not yet printed; the count. */
 unsigned ls_watch_print_cycles(void);
 void ls_watch_print_hang(const struct ls_hang *h);
+/* ---- watch_out.c ---- */
+
 /* The statistics' outputs (inside their dump, symbols begun): the JSON's
  * "lock_order" section, the Prometheus counters, the summary's lines
  * (with the threads that hold or wait for a lock now).  Nothing while

@@ -210,28 +210,19 @@ bool ls_watch_holds(const struct ls_watch_thread *t, uintptr_t addr)
 	return find_held(t, addr) >= 0;
 }
 
-void ls_watch_forget(const void *addr)
+/* A lock set up again while this thread held it (a fork child's handler
+ * that re-initialises what the parent held) is not held any more. */
+void ls_watch_forget_held(uintptr_t addr)
 {
 	struct ls_watch_thread *t = ls_watch_me;
-	if (t != &ls_watch_nobody && t != &ls_watch_gone) {
-		/* A lock set up again while this thread held it (a fork child's
-		 * handler that re-initialises what the parent held) is not held
-		 * any more. */
-		int i = find_held(t, (uintptr_t)addr);
-		if (i >= 0)
-			remove_held(t, i);
-	}
-	ls_order_forget((uintptr_t)addr);
+	if (t == &ls_watch_nobody || t == &ls_watch_gone)
+		return;
+	int i = find_held(t, addr);
+	if (i >= 0)
+		remove_held(t, i);
 }
 
 /* ---- waits ---- */
-
-uint64_t ls_watch_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void ls_watch_waiting(struct ls_watch_thread *t, uintptr_t lock, uintptr_t site)
 {
@@ -244,7 +235,6 @@ void ls_watch_waiting(struct ls_watch_thread *t, uintptr_t lock, uintptr_t site)
 	 * after the other fields to be one wait. */
 	atomic_store_explicit(&t->wait_seq, atomic_load_explicit(&t->wait_seq, memory_order_relaxed) + 1,
 	                      memory_order_release);
-	ls_watchdog_maybe_start(site);
 }
 
 void ls_watch_done_waiting(struct ls_watch_thread *t)
@@ -252,18 +242,6 @@ void ls_watch_done_waiting(struct ls_watch_thread *t)
 	if (!t || t == &ls_watch_nobody || t == &ls_watch_gone)
 		return;
 	atomic_store_explicit(&t->wait_lock, 0, memory_order_release);
-}
-
-void ls_watch_wait_begin(uintptr_t lock, uintptr_t site)
-{
-	if (ls_watch_hang_ms())
-		ls_watch_waiting(ls_watch_self(), lock, site);
-}
-
-void ls_watch_wait_end(void)
-{
-	if (ls_watch_hang_ms())
-		ls_watch_done_waiting(ls_watch_me);
 }
 
 bool ls_watch_record_live(const struct ls_watch_thread *t)

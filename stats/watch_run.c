@@ -1,16 +1,14 @@
 /*
- * watch.c - the life cycle of the lock-order check and the hang watchdog
- * (watch.h): configuration, start-up, exit, fork; and the request hook,
- * which reports a new cycle.
+ * watch_run.c - the life cycle of the lock-order check and the hang watchdog
+ * (watch.h): configuration, start-up, exit, fork; and the shim's hooks
+ * that need more than one of the files below it (watch_int.h): the
+ * request, which reports a new cycle, a forget, a wait.
  */
 #include <stdlib.h>
 #include <time.h>
 
 #include "unwind.h"
 #include "watch_int.h"
-
-struct ls_watch_config ls_watch_cfg;
-_Atomic bool ls_watch_configured;
 
 void ls_watch_configure(const struct ls_watch_settings *s)
 {
@@ -29,16 +27,6 @@ void ls_watch_configure(const struct ls_watch_settings *s)
 	if (s->order != LS_ORDER_OFF && !ls_order_setup())
 		ls_watch_cfg.order = LS_ORDER_OFF;
 	atomic_store_explicit(&ls_watch_configured, true, memory_order_release);
-}
-
-bool ls_watch_on(void)
-{
-	return ls_watch_active() && ls_watch_cfg.hang_ms != 0;
-}
-
-unsigned ls_watch_hang_ms(void)
-{
-	return ls_watch_active() ? ls_watch_cfg.hang_ms : 0;
 }
 
 void ls_watch_constructor(void)
@@ -88,4 +76,24 @@ void ls_watch_request(struct ls_watch_thread *t, uintptr_t lock, uintptr_t site)
 	/* Printed by the watchdog, which holds none of the program's locks
 	 * while it reads symbols (the dynamic loader's lock among them). */
 	ls_watchdog_kick();
+}
+
+void ls_watch_forget(const void *addr)
+{
+	ls_watch_forget_held((uintptr_t)addr);
+	ls_order_forget((uintptr_t)addr);
+}
+
+void ls_watch_wait_begin(uintptr_t lock, uintptr_t site)
+{
+	if (!ls_watch_hang_ms())
+		return;
+	ls_watch_waiting(ls_watch_self(), lock, site);
+	ls_watchdog_maybe_start(site);
+}
+
+void ls_watch_wait_end(void)
+{
+	if (ls_watch_hang_ms())
+		ls_watch_done_waiting(ls_watch_me);
 }
