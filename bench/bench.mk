@@ -41,3 +41,9 @@ all: $(B)/bench/nativebench
 $(B)/bench/nativebench: bench/nativebench.c bench/rng.h include/lockswap.h liblockswap-native.a
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Iinclude -o $@ $< liblockswap-native.a -lpthread
+
+# many mutexes nested two deep, the lock-order check's worst case (docs/deadlock.md)
+all: $(B)/bench/nested
+$(B)/bench/nested: bench/probes/nested.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -o $@ $< -lpthread

@@ -5,10 +5,11 @@
 # measured); on a machine that runs systemd its package also starts the
 # node_exporter service on port 9100.  golang-go is for `go tool pprof` in
 # tests/cli (81 MB download, 453 MB installed, 18 s to install, measured).
+# sysbench is for scripts/deadlock-cost.sh (its mutex test with 4096 locks).
 set -eu
 pkgs=(make gcc g++ libc6-dev libcmocka-dev libgcc-s1 libleveldb-dev libjemalloc2
       python3 python3-numpy python3-matplotlib python3-prometheus-client valgrind
-      prometheus-node-exporter golang-go systemtap-sdt-dev)
+      prometheus-node-exporter golang-go systemtap-sdt-dev sysbench)
 # bpftrace is for tests/usdt's second test only, and only where it can run:
 # root, the kernel's uprobe event source, CAP_SYS_ADMIN (bit 21) to load BPF
 # programs.  Elsewhere the test skips; bpftrace brings LLVM 14's libraries

@@ -51,7 +51,10 @@ static void print_cycle(struct ls_out *o, const struct ls_order_cycle *c)
 		ls_watch_thread_text(s->tid, s->thread, who, sizeof who);
 		ls_watch_lock_text(s->from.addr, s->from.first_site, from, sizeof from);
 		ls_watch_lock_text(s->to.addr, s->to.first_site, to, sizeof to);
-		ls_watch_site_text(ls_watch_user_site(s->held_site, s->frames, s->nframes), held, sizeof held);
+		/* Where the held lock's one return address is not the user's,
+		 * the function that requested the next lock is named: "in". */
+		uintptr_t taken = ls_watch_user_site(s->held_site, s->frames, s->nframes);
+		ls_watch_site_text(taken, held, sizeof held);
 		ls_watch_site_text(ls_watch_user_site(s->request_site, s->frames, s->nframes), req, sizeof req);
 		uintptr_t caller = ls_watch_user_caller(s->frames, s->nframes);
 		if (caller) {
@@ -61,8 +64,9 @@ static void print_cycle(struct ls_out *o, const struct ls_order_cycle *c)
 				ls_watch_site_text(caller, req + k + 3, sizeof req - k - 3);
 			}
 		}
-		ls_out_printf(o, "  %s held %s%s, taken at %s, and requested %s%s at %s%s\n", who, from,
-		              (s->from.addr & LS_WATCH_READ) ? " for reading" : "", held, to,
+		ls_out_printf(o, "  %s held %s%s, taken %s %s, and requested %s%s at %s%s\n", who, from,
+		              (s->from.addr & LS_WATCH_READ) ? " for reading" : "",
+		              taken == s->held_site ? "at" : "in", held, to,
 		              (s->to.addr & LS_WATCH_READ) ? " for reading" : "", req,
 		              s->timed ? " (a timed lock)" : "");
 	}

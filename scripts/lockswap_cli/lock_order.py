@@ -24,20 +24,22 @@ def _users(frame):
 
 
 def site(frame, stack=()):
-    """A one-address site as the user's; else the stack's user frame."""
+    """A one-address site as the user's ("at f (f.c:12)"); else "in" the
+    function of the stack's user frame, without a line, which is the
+    request's and not the held lock's."""
     if _users(frame):
-        return frame_text(frame)
+        return "at " + frame_text(frame)
     users = [f for f in stack or () if not _own(f)]
     if users:
-        return stack_text(users)
-    return frame_text(frame) if frame else "?"
+        return "in " + stack_text(users, source=False)
+    return "at " + (frame_text(frame) if frame else "?")
 
 
 def request_site(edge):
     """The request's user frame, and its caller where that is the program's too."""
     stack = [f for f in edge.get("request_stack") or () if not _own(f)]
     if not stack:
-        return site(edge.get("request_site"))
+        return site(edge.get("request_site"))[3:]
     first, _, _, _ = callsite.user_frame(stack)
     text = stack_text(stack)
     at = stack.index(first) if first in stack else 0
@@ -52,7 +54,7 @@ def lock_text(lock):
     """`mutex lock_a`, `rwlock 0x55... (first used at f (f.c:12))`."""
     if lock.get("name"):
         return f"{lock['type']} {lock['name']}"
-    where = f" (first used at {site(lock['site'])})" if lock.get("site") else ""
+    where = f" (first used {site(lock['site'])})" if lock.get("site") else ""
     return f"{lock['type']} {lock['addr']}{where}"
 
 
@@ -72,7 +74,7 @@ def _cycle_lines(c):
         read = lambda l: " for reading" if l.get("read") else ""
         held = site(e.get("held_site"), e.get("request_stack"))
         timed = " (a timed lock)" if e.get("timed") else ""
-        out.append(f"  {_thread(e['thread'])} held {lock_text(e['from'])}{read(e['from'])}, taken at "
+        out.append(f"  {_thread(e['thread'])} held {lock_text(e['from'])}{read(e['from'])}, taken "
                    f"{held}, and requested {lock_text(e['to'])}{read(e['to'])} at "
                    f"{request_site(e)}{timed}")
     if c["length"] > len(c["edges"]):
@@ -84,7 +86,7 @@ def _holder(t):
     if t.get("holder_tid") is None:
         return "held by no thread lockswap could name"
     who = "a thread of the parent process" if t["holder_tid"] < 0 else f"thread {t['holder_tid']}"
-    return f"held by {who}, which took it at {site(t.get('holder_site'))}"
+    return f"held by {who}, which took it {site(t.get('holder_site'))}"
 
 
 def _hang_lines(h):
@@ -96,7 +98,7 @@ def _hang_lines(h):
         head = "long wait"
     out = [head]
     for t in ts:
-        out.append(f"  thread {t['tid']} \"{t['name']}\" waits for {lock_text(t['waits_for'])} at "
+        out.append(f"  thread {t['tid']} \"{t['name']}\" waits for {lock_text(t['waits_for'])} "
                    f"{site(t.get('site'))}, for {fmt_ns(t['waited_ns'])}; {_holder(t)}")
     return out
 
@@ -123,10 +125,10 @@ def text(doc):
         lines.append("")
         lines.append(f"at this dump, {len(now)} threads held or waited for a lock:")
         for t in now:
-            holds = ", ".join(f"{l['type']} {l['lock']} (taken at {site(l.get('site'))})"
+            holds = ", ".join(f"{l['type']} {l['lock']} (taken {site(l.get('site'))})"
                               for l in t["holds"])
             w = t.get("waits_for")
-            waits = (f"; waits for {w['type']} {w['lock']} at {site(w.get('site'))}, for "
+            waits = (f"; waits for {w['type']} {w['lock']} {site(w.get('site'))}, for "
                      f"{fmt_ns(w['waited_ns'])}") if w else ""
             lines.append(f"  thread {t['tid']}: holds {holds or 'nothing'}{waits}")
     return "\n".join(lines)
