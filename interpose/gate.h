@@ -16,6 +16,12 @@
  * as the glibc table's address was).  So statistics off still costs the
  * entry points nothing: the mode is folded into tests they make anyway.
  *
+ * With the watch on (LOCKSWAP_DEADLOCK, LOCKSWAP_HANG_MS: stats/watch.h)
+ * and statistics off, the gate holds the watching table (watching.h),
+ * which records a thread's held locks inline and sends nesting and
+ * contention to the slow path; ls_gate_watch stays set, as with
+ * statistics on.  With both on the gate stays closed.
+ *
  * Under the "glibc" backend it is ls_gate_glibc, whose verbs are glibc's
  * own mutex functions (the condvar entry points must not take their native
  * shortcut then: ls_gate_native).  Otherwise, open, the gate is the

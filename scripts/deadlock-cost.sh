@@ -88,7 +88,7 @@ import os, random, re, statistics, subprocess, sys
 lib, runs, backends = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 configs = [(b, m) for b in backends for m in ("off", "report")]
 times = {c: [] for c in configs}
-cmd = ["sysbench", "mutex", "--threads=8", "--mutex-num=4096", "--mutex-locks=20000",
+cmd = ["sysbench", "mutex", "--threads=8", "--mutex-num=4096", "--mutex-locks=100000",
        "--mutex-loops=1000", "run"]
 random.seed(46)
 for r in range(runs + 1):  # round 0 is a warm-up, discarded

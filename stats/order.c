@@ -40,6 +40,7 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -58,12 +59,16 @@
 #define SIGS 4096u
 #define SEARCH_STATES (1u << 18)
 #define READ_PROBES 64
+#define ORDER_BUDGET (1u << 16) /* nodes an ordering search may visit */
 #define PATH_MAX_EDGES 64 /* edges of a cycle that its signature covers */
 
 struct node {
 	uintptr_t addr;
 	_Atomic uint32_t gen;
 	uint32_t out;           /* first outgoing edge + 1; 0: none */
+	uint32_t in;            /* first incoming edge + 1; 0: none */
+	uint64_t ord;           /* its place in the order (below); starts as its address */
+	uint32_t pk_stamp;      /* the ordering search that last visited it */
 	uintptr_t first_site;   /* with the lock's LS_WATCH_* bits in `bits` */
 	uint32_t stamp;         /* the search that last visited it */
 	uint16_t masks;         /* the gate sets it was reached with in that search */
@@ -75,7 +80,8 @@ struct edge {
 	uint32_t from_node, to_node;
 	_Atomic uint32_t from_gen, to_gen;
 	_Atomic uint32_t epoch; /* the forget epoch its generations were last checked in */
-	uint32_t next_out;
+	uint32_t next_out, next_in;
+	bool ordered;           /* part of the order's graph (not an edge that closed a cycle) */
 	_Atomic uintptr_t gate[GATES]; /* 0: none */
 	struct ls_order_step info;     /* the occurrence that made (or renewed) it */
 };
@@ -89,17 +95,19 @@ struct state {
 
 struct graph {
 	_Atomic uint32_t node_slot[NODE_SLOTS];
-	_Atomic uint32_t edge_slot[EDGE_SLOTS];
+	_Atomic uint64_t edge_slot[EDGE_SLOTS]; /* the key's hash << 32 | edge + 1 */
 	struct node node[NODE_CAP];
 	struct edge edge[EDGE_CAP];
 	struct state queue[SEARCH_STATES];
+	uint32_t fwd[NODE_CAP], bwd[NODE_CAP], stack[NODE_CAP];
+	uint64_t keys[NODE_CAP];
 	struct ls_order_cycle cycle[CYCLE_CAP];
 	uint64_t sig[SIGS];
 };
 
 static struct graph *g;
 static struct ls_futexlock graph_lock;
-static uint32_t nodes, edges, stamp;
+static uint32_t nodes, edges, stamp, pk_stamp, back_edges;
 static _Atomic uint32_t epoch = 1;
 static _Atomic uint32_t ncycles;
 static _Atomic uint64_t found, gated, dropped, cut;
@@ -115,9 +123,21 @@ static inline uint64_t mix(uint64_t x)
 }
 
 static inline uint32_t node_hash(uintptr_t a) { return (uint32_t)mix(a) & (NODE_SLOTS - 1); }
+static inline uint64_t edge_key_hash(uintptr_t a, uintptr_t b)
+{
+	return mix(a ^ mix(b));
+}
+
+/* A slot keeps the key's hash beside the edge's index, so that a probe
+ * past another key does not read that edge (a cache miss each). */
 static inline uint32_t edge_hash(uintptr_t a, uintptr_t b)
 {
-	return (uint32_t)mix(a ^ mix(b)) & (EDGE_SLOTS - 1);
+	return (uint32_t)edge_key_hash(a, b) & (EDGE_SLOTS - 1);
+}
+
+static inline uint64_t edge_slot_value(uintptr_t a, uintptr_t b, uint32_t index)
+{
+	return (edge_key_hash(a, b) & 0xffffffff00000000ull) | (index + 1);
 }
 
 static _Atomic(struct graph *) mapped;
@@ -165,13 +185,16 @@ static struct node *node_find(uintptr_t addr)
 
 static struct edge *edge_find(uintptr_t from, uintptr_t to, uint32_t probes)
 {
-	uint32_t h = edge_hash(from, to);
+	uint64_t k = edge_key_hash(from, to);
+	uint32_t h = (uint32_t)k & (EDGE_SLOTS - 1);
 	for (uint32_t i = 0; i < probes; i++) {
-		uint32_t v = atomic_load_explicit(&g->edge_slot[(h + i) & (EDGE_SLOTS - 1)],
+		uint64_t v = atomic_load_explicit(&g->edge_slot[(h + i) & (EDGE_SLOTS - 1)],
 		                                  memory_order_acquire);
 		if (!v)
 			return NULL;
-		struct edge *e = &g->edge[v - 1];
+		if ((v ^ k) >> 32)
+			continue;
+		struct edge *e = &g->edge[(uint32_t)v - 1];
 		if (e->from == from && e->to == to)
 			return e;
 	}
@@ -236,6 +259,11 @@ static struct node *node_get(uintptr_t lock, uintptr_t site)
 		n = &g->node[nodes];
 		n->addr = addr;
 		n->out = 0;
+		n->in = 0;
+		/* Unique, and already right for a program that orders its locks
+		 * by address (the common rule for locking two of a kind). */
+		n->ord = addr;
+		n->pk_stamp = 0;
 		n->first_site = 0;
 		uint32_t h = node_hash(addr);
 		while (atomic_load_explicit(&g->node_slot[h], memory_order_relaxed))
@@ -435,6 +463,134 @@ static struct ls_order_cycle *search(uint32_t e0)
 	return NULL;
 }
 
+/* ---- the order: which new edges need a search ----
+ *
+ * The search above costs up to the whole graph, and a program that nests
+ * thousands of locks in a consistent order makes as many edges, none of
+ * them in a cycle.  So the graph keeps a topological order of its edges
+ * (Pearce and Kelly, "A Dynamic Topological Sort Algorithm for Directed
+ * Acyclic Graphs", 2006): each node has a key, every ordered edge goes from
+ * a smaller key to a larger one, and a new edge that agrees with the keys
+ * cannot close a cycle: no search.  One that does not is followed forward
+ * from its head through the nodes whose keys lie below its tail's (a path
+ * back to its tail is a cycle: the edge stays out of the order, and the
+ * search above names the cycle), and backward from its tail through the
+ * keys above its head's; the two sets' keys are then dealt out again,
+ * the backward set first, each in its old order.  Keys start as the locks'
+ * addresses, so a program that locks by address needs no reordering.
+ *
+ * An edge that closed a cycle (reported or gated) is not in the order, so
+ * a later cycle that needs that edge too is not searched for, unless the
+ * later edge is out of order itself or a gate shrinks (below). */
+
+static bool pk_seen(struct node *n)
+{
+	if (n->pk_stamp == pk_stamp)
+		return true;
+	n->pk_stamp = pk_stamp;
+	return false;
+}
+
+static void pk_next_stamp(void)
+{
+	if (++pk_stamp == 0) {
+		for (uint32_t i = 0; i < nodes; i++)
+			g->node[i].pk_stamp = 0;
+		pk_stamp = 1;
+	}
+}
+
+static int by_key(const void *a, const void *b)
+{
+	uint64_t x = g->node[*(const uint32_t *)a].ord, y = g->node[*(const uint32_t *)b].ord;
+	return x < y ? -1 : x > y;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+enum { ORDERED, CLOSES_CYCLE, UNKNOWN };
+
+/* Put e into the order; CLOSES_CYCLE: a path of ordered edges leads from
+ * its head back to its tail; UNKNOWN: the search met its budget (e stays
+ * out, as for a cycle, and the search above decides). */
+static int order_insert(struct edge *e)
+{
+	struct node *x = &g->node[e->from_node], *y = &g->node[e->to_node];
+	e->ordered = false;
+	if (x->ord < y->ord) {
+		e->ordered = true;
+		return ORDERED;
+	}
+	uint64_t lo = y->ord, hi = x->ord;
+	uint32_t nf = 0, nb = 0, sp = 0, visits = 0;
+	pk_next_stamp();
+	pk_seen(y);
+	g->fwd[nf++] = g->stack[sp++] = e->to_node;
+	while (sp) {
+		uint32_t v = g->stack[--sp];
+		for (uint32_t ei = g->node[v].out; ei; ei = g->edge[ei - 1].next_out) {
+			const struct edge *f = &g->edge[ei - 1];
+			if (!f->ordered || !alive(f))
+				continue;
+			if (f->to_node == e->from_node)
+				return CLOSES_CYCLE;
+			struct node *w = &g->node[f->to_node];
+			if (w->ord < hi && !pk_seen(w)) {
+				if (++visits > ORDER_BUDGET)
+					return UNKNOWN;
+				g->fwd[nf++] = g->stack[sp++] = f->to_node;
+			}
+		}
+	}
+	pk_next_stamp();
+	pk_seen(x);
+	g->bwd[nb++] = g->stack[sp++] = e->from_node;
+	while (sp) {
+		uint32_t v = g->stack[--sp];
+		for (uint32_t ei = g->node[v].in; ei; ei = g->edge[ei - 1].next_in) {
+			const struct edge *f = &g->edge[ei - 1];
+			if (!f->ordered || !alive(f))
+				continue;
+			struct node *w = &g->node[f->from_node];
+			if (w->ord > lo && !pk_seen(w)) {
+				if (++visits > ORDER_BUDGET)
+					return UNKNOWN;
+				g->bwd[nb++] = g->stack[sp++] = f->from_node;
+			}
+		}
+	}
+	/* Deal the keys out again: the nodes that reach the tail first. */
+	qsort(g->fwd, nf, sizeof g->fwd[0], by_key);
+	qsort(g->bwd, nb, sizeof g->bwd[0], by_key);
+	for (uint32_t i = 0; i < nb; i++)
+		g->keys[i] = g->node[g->bwd[i]].ord;
+	for (uint32_t i = 0; i < nf; i++)
+		g->keys[nb + i] = g->node[g->fwd[i]].ord;
+	qsort(g->keys, nb + nf, sizeof g->keys[0], by_value);
+	for (uint32_t i = 0; i < nb; i++)
+		g->node[g->bwd[i]].ord = g->keys[i];
+	for (uint32_t i = 0; i < nf; i++)
+		g->node[g->fwd[i]].ord = g->keys[nb + i];
+	e->ordered = true;
+	return ORDERED;
+}
+
+/* A new or renewed edge: ordered, or searched. */
+static struct ls_order_cycle *place(struct edge *e)
+{
+	int r = order_insert(e);
+	if (r == ORDERED)
+		return NULL;
+	back_edges++;
+	if (r == UNKNOWN)
+		atomic_fetch_add(&cut, 1);
+	return search((uint32_t)(e - g->edge));
+}
+
 static void set_gates(struct edge *e, const uintptr_t *gates, unsigned ng)
 {
 	for (unsigned i = 0; i < GATES; i++)
@@ -520,7 +676,7 @@ static struct ls_order_cycle *add_edge(struct ls_watch_thread *t, uintptr_t from
 	uint32_t ag = atomic_load_explicit(&a->gen, memory_order_relaxed);
 	uint32_t bg = atomic_load_explicit(&b->gen, memory_order_relaxed);
 	struct edge *e = edge_find(from, to, EDGE_SLOTS);
-	bool changed = true;
+	enum { NEW, SHRUNK, SAME } what = NEW;
 	if (!e) {
 		if (edges == EDGE_CAP) {
 			say_full("lock pairs");
@@ -533,6 +689,8 @@ static struct ls_order_cycle *add_edge(struct ls_watch_thread *t, uintptr_t from
 		e->to_node = (uint32_t)(b - g->node);
 		e->next_out = a->out;
 		a->out = edges + 1;
+		e->next_in = b->in;
+		b->in = edges + 1;
 		uint32_t h = edge_hash(from, to);
 		while (atomic_load_explicit(&g->edge_slot[h], memory_order_relaxed))
 			h = (h + 1) & (EDGE_SLOTS - 1);
@@ -540,7 +698,8 @@ static struct ls_order_cycle *add_edge(struct ls_watch_thread *t, uintptr_t from
 		atomic_store_explicit(&e->to_gen, bg, memory_order_relaxed);
 		set_gates(e, gates, ng);
 		e->info = info;
-		atomic_store_explicit(&g->edge_slot[h], ++edges, memory_order_release);
+		atomic_store_explicit(&g->edge_slot[h], edge_slot_value(from, to, edges), memory_order_release);
+		edges++;
 	} else if (atomic_load_explicit(&e->from_gen, memory_order_relaxed) != ag ||
 	           atomic_load_explicit(&e->to_gen, memory_order_relaxed) != bg) {
 		/* Its locks were destroyed since: the same addresses, new locks. */
@@ -548,14 +707,21 @@ static struct ls_order_cycle *add_edge(struct ls_watch_thread *t, uintptr_t from
 		e->info = info;
 		atomic_store_explicit(&e->from_gen, ag, memory_order_relaxed);
 		atomic_store_explicit(&e->to_gen, bg, memory_order_relaxed);
-	} else if ((changed = intersect_gates(e, gates, ng))) {
+	} else if (intersect_gates(e, gates, ng)) {
 		/* The occurrence that took a gate away is the one a report of
 		 * the cycle it opens must show. */
 		e->info = info;
+		what = SHRUNK;
+	} else {
+		what = SAME;
 	}
 	atomic_store_explicit(&e->epoch, atomic_load_explicit(&epoch, memory_order_relaxed),
 	                      memory_order_relaxed);
-	if (changed)
+	if (what == NEW)
+		c = place(e);
+	else if (what == SHRUNK && back_edges)
+		/* Fewer gates can turn a gated cycle into a real one; without an
+		 * edge out of the order there is no cycle at all. */
 		c = search((uint32_t)(e - g->edge));
 out:
 	ls_futexlock_unlock(&graph_lock);
@@ -582,9 +748,21 @@ struct ls_order_cycle *ls_order_request(struct ls_watch_thread *t, uintptr_t loc
 		if (i + 1 < n && !(h & LS_WATCH_READ) && ng < GATES)
 			gates[ng++] = h & ~(uintptr_t)LS_WATCH_BITS;
 	}
-	uintptr_t top = atomic_load_explicit(&t->held[n - 1].lock, memory_order_relaxed);
-	if (edge_known(top & ~(uintptr_t)LS_WATCH_BITS, addr, gates, ng))
+	/* Full: what the graph knows no longer changes. */
+	if (atomic_load_explicit(&full, memory_order_relaxed))
 		return NULL;
+	uintptr_t top = atomic_load_explicit(&t->held[n - 1].lock, memory_order_relaxed);
+	uintptr_t from = top & ~(uintptr_t)LS_WATCH_BITS;
+	/* An order this thread met lately, with no gate: nothing to ask. */
+	uint32_t now = atomic_load_explicit(&epoch, memory_order_acquire);
+	struct ls_watch_known *k = &t->known[(uint32_t)mix(from ^ (addr >> 3)) % LS_WATCH_KNOWN];
+	if (ng == 0 && k->from == from && k->to == addr && k->epoch == now)
+		return NULL;
+	if (edge_known(from, addr, gates, ng)) {
+		if (ng == 0)
+			*k = (struct ls_watch_known){ from, addr, now };
+		return NULL;
+	}
 	return add_edge(t, top, atomic_load_explicit(&t->held[n - 1].site, memory_order_relaxed),
 	                lock, site, gates, ng);
 }
@@ -609,7 +787,9 @@ void ls_order_after_fork(void)
 	 * parent's threads did is not this process's, and another thread may
 	 * have been writing the graph at the fork.  Fresh zero pages. */
 	graph_lock = (struct ls_futexlock){ 0 };
-	nodes = edges = stamp = 0;
+	nodes = edges = stamp = pk_stamp = back_edges = 0;
+	/* The records' known orders were the parent's graph's. */
+	atomic_fetch_add(&epoch, 1);
 	atomic_store(&ncycles, 0);
 	atomic_store(&found, 0);
 	atomic_store(&gated, 0);

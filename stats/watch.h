@@ -61,6 +61,8 @@ void ls_watch_thread_exit(void); /* thread exit (the thread-record key's destruc
 /* Locks a record keeps, innermost last; deeper nesting is counted, not
  * recorded (a lock taken beyond it has no edges and names no holder). */
 #define LS_WATCH_HELD 32
+/* Lock orders a record remembers as known (a direct-mapped cache). */
+#define LS_WATCH_KNOWN 32
 
 /* What a held lock (or a wait) is, in the low bits of its address (every
  * pthread_mutex_t, pthread_rwlock_t and mtx_t is 8-aligned). */
@@ -94,6 +96,13 @@ struct ls_watch_thread {
 	_Atomic uint32_t state; /* LS_WATCH_T_* (watch_thread.c) */
 	char name[16];          /* the thread's name, as last read (order.c) */
 	uint64_t name_ns;       /* when: read again after 100 ms */
+	/* The lock orders this thread found known lately (order.c), so that
+	 * a nesting it repeats asks the graph nothing: valid in the forget
+	 * epoch they were found in. */
+	struct ls_watch_known {
+		uintptr_t from, to;
+		uint32_t epoch;
+	} known[LS_WATCH_KNOWN];
 	struct ls_watch_thread *all_next;  /* every record ever made */
 	struct ls_watch_thread *free_next; /* records free for reuse */
 };
