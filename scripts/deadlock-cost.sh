@@ -61,6 +61,31 @@ ab() { # name json-key cmd...
 	"${LOCK[@]}" "${CLI[@]}" ab $(variants) --runs "$RUNS" --seed 46 --json-key "$key" \
 		--out "$OUT/$name" -- "$@" | tee "$OUT/$name.txt"
 	uptime >>"$OUT/$name.load"
+	report_over_off "$OUT/$name.json" | tee "$OUT/$name-report-over-off.md"
+}
+
+# Each backend's report runs over its own off runs, paired by round (the
+# ab table's pairs are over its first backend only).
+report_over_off() {
+	PYTHONPATH=scripts /usr/bin/python3 - "$1" <<'PY'
+import json, sys
+from lockswap_cli import stats
+doc = json.load(open(sys.argv[1]))
+rounds = {}
+for r in doc["runs"]:
+    if not r["warmup"] and r["status"] == "ok":
+        rounds.setdefault(r["round"], {})[r["backend"]] = r["value"]
+print("| backend | report / off, paired by round | 95% CI | rounds |")
+print("|---|---:|---|---:|")
+for b in doc["backends"]:
+    name = b["label"] if isinstance(b, dict) else b
+    if ",DEADLOCK=" in name:
+        continue
+    row = stats.paired(rounds, [name, name + ",DEADLOCK=report"], False, 46)[0]
+    ci = f"[{row['ci_low']:.3f}, {row['ci_high']:.3f}]" if row["ratio"] is not None else "-"
+    ratio = f"{row['ratio']:.3f}" if row["ratio"] is not None else row["verdict"]
+    print(f"| `{name}` | {ratio} | {ci} | {row['rounds']} |")
+PY
 }
 
 leveldb() {
