@@ -9,6 +9,7 @@
 
 #include "unwind.h"
 #include "watch_int.h"
+#include "writing.h"
 
 void ls_watch_configure(const struct ls_watch_settings *s)
 {
@@ -55,6 +56,9 @@ void ls_watch_after_fork(void)
 {
 	if (!ls_watch_active())
 		return;
+	/* A report in progress at the fork was another thread's: its dump
+	 * lock is free in the child. */
+	ls_stats_writing_after_fork();
 	ls_watch_threads_after_fork();
 	ls_order_after_fork();
 	ls_watchdog_after_fork();
