@@ -75,8 +75,6 @@ int ls_mutex_release_for_wait(pthread_mutex_t *m, struct ls_mutex_saved *s)
 	return 0;
 }
 
-/* As glibc's condvar wait, whose reacquisition goes through its mutex
- * lock: mutex_entry and mutex_acquired (probes.h). */
 __thread uintptr_t ls_cond_wait_site;
 
 /* The re-acquisition of a condvar wait while the watch is on: a request
@@ -102,6 +100,8 @@ static SLOW int watched_reacquire(pthread_mutex_t *m, const struct ls_mutex_save
 	return r;
 }
 
+/* As glibc's condvar wait, whose reacquisition goes through its mutex
+ * lock: mutex_entry and mutex_acquired (probes.h). */
 int ls_mutex_reacquire_after_wait(pthread_mutex_t *m, const struct ls_mutex_saved *s)
 {
 	LS_PROBE1(mutex_entry, m);
