@@ -87,6 +87,11 @@ struct ls_lock_ops {
 	 * backend on this machine or in this process, with a one-line reason
 	 * in err (the delegation lock needs x86-64 and no rseq area). */
 	bool (*prepare)(char *err, size_t errlen);
+	/* Optional (0 = none): the hang watchdog's limit in milliseconds
+	 * while LOCKSWAP_HANG_MS is auto and LOCKSWAP_DEADLOCK off, for a
+	 * backend whose way of failing is a hang (ces: a delegated section
+	 * that waits for its releaser; docs/deadlock.md). */
+	unsigned hang_ms_default;
 	/* Set only in the tables that interpose/gate.h alone puts in the
 	 * gate (glibc pass-through, the statistics' counting table): with
 	 * one of those in the gate the condvar entry points must not take

@@ -50,4 +50,8 @@ const struct ls_lock_ops ls_backend_ces = {
 	.unlock_plain = ces_unlock_plain,
 	.single = &ces_single,
 	.prepare = ces_prepare,
+	/* A section that waits, by a means lockswap cannot see, for its
+	 * releaser's own progress hangs (docs/delegation.md): the watchdog
+	 * names the waiters and the section's logical owner. */
+	.hang_ms_default = 1000,
 };

@@ -48,3 +48,9 @@ all: $(B)/bench/ces_costs
 $(B)/bench/ces_costs: bench/probes/ces_costs.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -o $@ $<
+
+# many mutexes nested two deep, the lock-order check's worst case (docs/deadlock.md)
+all: $(B)/bench/nested
+$(B)/bench/nested: bench/probes/nested.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -o $@ $< -lpthread

@@ -5,3 +5,4 @@
 const struct ls_lock_ops *_Atomic ls_active_backend;
 const struct ls_rwlock_ops *_Atomic ls_rwlock_active;
 __thread bool ls_hold_due;
+_Atomic unsigned ls_hooks;

@@ -53,6 +53,23 @@ static inline bool ls_observing(void)
 	return atomic_load_explicit(&ls_opt_stats, memory_order_relaxed) != LS_STATS_OFF;
 }
 
+/* What the slow paths report to, set once by ls_init before it publishes
+ * the backend: the statistics (LOCKSWAP_STATS) and the watch
+ * (LOCKSWAP_DEADLOCK, LOCKSWAP_HANG_MS: stats/watch.h), a bit each, in one
+ * word, so that a slow path that serves neither pays one load and one
+ * test, as it did for the statistics alone.  Read, as ls_observing, only
+ * behind a closed gate or a gate_only table (gate.h). */
+enum { LS_HOOK_STATS = 1, LS_HOOK_WATCH = 2 };
+extern _Atomic unsigned ls_hooks __attribute__((visibility("hidden")));
+static inline bool ls_hooked(void)
+{
+	return atomic_load_explicit(&ls_hooks, memory_order_relaxed) != 0;
+}
+static inline bool ls_watching(void)
+{
+	return atomic_load_explicit(&ls_hooks, memory_order_relaxed) & LS_HOOK_WATCH;
+}
+
 /* Set when the statistics asked for the whole protocol (a hold sample
  * that starts before the try) on this thread's next lock, mutex or rwlock
  * (the answer of ls_stats_locked and ls_stats_lock_end). */

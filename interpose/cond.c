@@ -34,6 +34,7 @@
 #include "init.h"
 #include "mutex.h"
 #include "real.h"
+#include "../stats/watch.h"
 
 #define COND_PSHARED 1u
 #define COND_MONOTONIC 2u
@@ -66,6 +67,7 @@ static inline bool observing(void)
 {
 	return ls_gate_watched() && ls_observing();
 }
+
 
 static void stats_obj(pthread_cond_t *c, struct ls_stats_obj *o)
 {
@@ -292,16 +294,31 @@ static SLOW int wait_entry(pthread_cond_t *c, pthread_mutex_t *m, enum wait_call
                            clockid_t clock, const struct timespec *abstime)
 {
 	LS_PROBE2(cond_wait, c, m);
-	if (LIKELY(!ls_gate_watched()) || (ls_active(), !ls_observing()))
+	if (LIKELY(!ls_gate_watched()) || (ls_active(), !ls_hooked()))
 		return wait_body(c, m, call, clock, abstime);
 	uintptr_t site = CALLER();
-	struct ls_stats_obj co, mo;
-	struct ls_stats_call k;
-	stats_obj(c, &co);
-	ls_mutex_stats_obj(m, &mo);
-	ls_stats_wait_begin(&k, &co, &mo, site);
-	int e = wait_body(c, m, call, clock, abstime);
-	ls_stats_wait_end(&k, e);
+	/* The watch (stats/watch.h): the mutex is not held while the thread
+	 * waits, and its re-acquisition is a request like a lock's, at this
+	 * site; it is held again whatever the wait returns. */
+	bool held = false;
+	if (ls_watching()) {
+		ls_cond_wait_site = site;
+		held = ls_watch_released(ls_watch_me, (uintptr_t)m);
+	}
+	int e;
+	if (ls_observing()) {
+		struct ls_stats_obj co, mo;
+		struct ls_stats_call k;
+		stats_obj(c, &co);
+		ls_mutex_stats_obj(m, &mo);
+		ls_stats_wait_begin(&k, &co, &mo, site);
+		e = wait_body(c, m, call, clock, abstime);
+		ls_stats_wait_end(&k, e);
+	} else {
+		e = wait_body(c, m, call, clock, abstime);
+	}
+	if (held)
+		ls_watch_acquired(ls_watch_self(), (uintptr_t)m, site);
 	return e;
 }
 

@@ -3,6 +3,7 @@
 
 #include "counting.h"
 #include "real.h"
+#include "watching.h"
 
 _Atomic bool ls_gate_watch = true;
 
@@ -48,6 +49,14 @@ void ls_gate_open_counting(const struct ls_lock_ops *b)
 	const struct ls_lock_ops *c = ls_counting_table(b);
 	if (c)
 		publish(c);
+}
+
+void ls_gate_open_watching(const struct ls_lock_ops *b)
+{
+	/* ls_gate_watch stays set: the entry points without a verb in the
+	 * table (timed locks, init, destroy, condvar waits) must see the
+	 * watch. */
+	publish(ls_watching_table(ls_backend_is_passthrough(b) ? &ls_gate_glibc : b));
 }
 
 void ls_gate_after_fork(void)

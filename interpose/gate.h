@@ -16,6 +16,12 @@
  * as the glibc table's address was).  So statistics off still costs the
  * entry points nothing: the mode is folded into tests they make anyway.
  *
+ * With the watch on (LOCKSWAP_DEADLOCK, LOCKSWAP_HANG_MS: stats/watch.h)
+ * and statistics off, the gate holds the watching table (watching.h),
+ * which records a thread's held locks inline and sends nesting and
+ * contention to the slow path; ls_gate_watch stays set, as with
+ * statistics on.  With both on the gate stays closed.
+ *
  * Under the "glibc" backend it is ls_gate_glibc, whose verbs are glibc's
  * own mutex functions (the condvar entry points must not take their native
  * shortcut then: ls_gate_native).  Otherwise, open, the gate is the
@@ -74,6 +80,12 @@ void ls_gate_open(const struct ls_lock_ops *b);
 /* Statistics on: open the gate to the counting table over b, unless b is
  * pass-through (the gate stays closed).  Called once, by that ls_init(). */
 void ls_gate_open_counting(const struct ls_lock_ops *b);
+
+/* The watch on, statistics off (stats/watch.h): open the gate to the
+ * watching table over b (watching.h), pass-through included.  With both
+ * on, the gate stays closed: the slow paths serve both.  Called once, by
+ * that ls_init(). */
+void ls_gate_open_watching(const struct ls_lock_ops *b);
 
 /* Fork child: one thread again, if glibc says so. */
 void ls_gate_after_fork(void);

@@ -16,6 +16,7 @@
 #include "real.h"
 #include "rwlock_select.h"
 #include "version.h"
+#include "../stats/watch.h"
 
 size_t ls_cond_flags_offset = 36;
 char ls_active_name[LS_ACTIVE_NAME_MAX];
@@ -33,6 +34,8 @@ static void record_destructor(void *rec)
 	ls_go_home(LS_BACK_EXIT);
 	if (ls_observing())
 		ls_stats_thread_exit(rec);
+	if (ls_watching())
+		ls_watch_thread_exit();
 	ls_thread_release(rec);
 }
 
@@ -119,6 +122,32 @@ static void configure_stats(void)
 		stats_settings.arm = &stats_arm;
 	}
 	ls_stats_configure(&stats_settings);
+}
+
+/* The watch's configuration (stats/watch.h): LOCKSWAP_HANG_MS's auto is
+ * 2000 ms while LOCKSWAP_DEADLOCK is on, else the backend's own default
+ * (backends/backend.h hang_ms_default: ces's 1000), else off.  Sets
+ * ls_hooks, which every racing initialiser computes alike, before the
+ * backend is published. */
+static struct ls_watch_settings watch_settings;
+
+static void configure_hooks(const struct ls_lock_ops *b)
+{
+	unsigned order = atomic_load_explicit(&ls_opt_deadlock, memory_order_relaxed);
+	unsigned hang = atomic_load_explicit(&ls_opt_hang_ms, memory_order_relaxed);
+	if (hang == LS_OPT_UINT_WORD)
+		hang = order != LS_ORDER_OFF ? 2000 : b->hang_ms_default;
+	unsigned hooks = ls_observing() ? LS_HOOK_STATS : 0;
+	if (order != LS_ORDER_OFF || hang) {
+		watch_settings = (struct ls_watch_settings){
+			.order = order,
+			.hang_ms = hang,
+			.backend = ls_active_name,
+		};
+		ls_watch_configure(&watch_settings);
+		hooks |= LS_HOOK_WATCH;
+	}
+	atomic_store_explicit(&ls_hooks, hooks, memory_order_relaxed);
 }
 
 static _Atomic int reported;
@@ -238,21 +267,34 @@ const struct ls_lock_ops *ls_init(void)
 	if (atomic_load_explicit(&ls_opt_verbose, memory_order_relaxed))
 		print_config(b);
 	configure_stats();
+	configure_hooks(b);
 	const struct ls_lock_ops *expected = NULL;
 	if (!atomic_compare_exchange_strong_explicit(&ls_active_backend, &expected, b,
 	                                             memory_order_acq_rel, memory_order_acquire))
 		return expected; /* another thread finished first: same answer */
-	/* The statistics mode is chosen here, once: with it off plain
-	 * mutexes go straight to the backend (or to glibc), and so do
-	 * rwlocks; with it on each gate opens to its counting table
-	 * (gate.h, rwlock_select.h), which counts uncontended acquisitions
-	 * inline and sends every other call to the slow path. */
-	if (!ls_observing()) {
+	/* The statistics mode and the watch are chosen here, once: with
+	 * both off plain mutexes go straight to the backend (or to glibc),
+	 * and so do rwlocks; with statistics on each gate opens to its
+	 * counting table (gate.h, rwlock_select.h), which counts uncontended
+	 * acquisitions inline and sends every other call to the slow path;
+	 * with the watch on, the mutex gate to the watching table (watching.h),
+	 * which records uncontended acquisitions inline. */
+	switch (atomic_load_explicit(&ls_hooks, memory_order_relaxed)) {
+	case 0:
 		ls_gate_open(b);
 		ls_rwlock_gate_open();
-	} else {
+		break;
+	case LS_HOOK_STATS:
 		ls_gate_open_counting(b);
 		ls_rwlock_gate_open_counting();
+		break;
+	case LS_HOOK_WATCH:
+		/* The rwlock gate stays closed: its slow paths serve the watch. */
+		ls_gate_open_watching(b);
+		break;
+	default:
+		/* Both: every call takes its slow path, which serves both. */
+		break;
 	}
 	return b;
 }
@@ -265,6 +307,8 @@ static void atfork_child(void)
 	ls_gate_after_fork();
 	if (ls_observing())
 		ls_stats_after_fork();
+	if (ls_watching())
+		ls_watch_after_fork();
 }
 
 __attribute__((constructor)) static void ls_constructor(void)
@@ -279,10 +323,14 @@ __attribute__((constructor)) static void ls_constructor(void)
 		ls_away_start_delegation();
 	if (ls_observing())
 		ls_stats_constructor();
+	if (ls_watching())
+		ls_watch_constructor();
 }
 
 __attribute__((destructor)) static void ls_destructor(void)
 {
 	if (ls_observing())
 		ls_stats_exit();
+	if (ls_watching())
+		ls_watch_exit();
 }

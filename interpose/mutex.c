@@ -24,6 +24,7 @@
 #include "mutex.h"
 #include "mutex_bodies.h"
 #include "mutex_layout.h"
+#include "mutex_watch.h"
 #include "real.h"
 #include "../stats/hooks.h"
 
@@ -74,21 +75,50 @@ int ls_mutex_release_for_wait(pthread_mutex_t *m, struct ls_mutex_saved *s)
 	return 0;
 }
 
+__thread uintptr_t ls_cond_wait_site;
+
+/* The re-acquisition of a condvar wait while the watch is on: a request
+ * like a lock's (its lock-order edge, its wait if the try fails), at the
+ * wait's own call site (cond.c sets it).  The acquisition itself is told
+ * by cond.c once the wait returns. */
+static SLOW int watched_reacquire(pthread_mutex_t *m, const struct ls_mutex_saved *s,
+                                  const struct ls_lock_ops *b)
+{
+	uintptr_t site = ls_cond_wait_site;
+	struct ls_watch_thread *t = ls_watch_self();
+	if (t && atomic_load_explicit(&t->n, memory_order_relaxed))
+		ls_watch_request(t, (uintptr_t)m, site);
+	int r = s->glibc ? ls_real_mutex_trylock(m) : b->trylock(ls_mutex_of(m)->lock);
+	if (r == 0)
+		return 0;
+	ls_watch_wait_begin((uintptr_t)m, site);
+	if (s->glibc)
+		r = ls_real_mutex_lock(m);
+	else
+		r = (b->lock_after_try ? b->lock_after_try : b->lock)(ls_mutex_of(m)->lock);
+	ls_watch_wait_end();
+	return r;
+}
+
 /* As glibc's condvar wait, whose reacquisition goes through its mutex
  * lock: mutex_entry and mutex_acquired (probes.h). */
 int ls_mutex_reacquire_after_wait(pthread_mutex_t *m, const struct ls_mutex_saved *s)
 {
 	LS_PROBE1(mutex_entry, m);
+	const struct ls_lock_ops *b = ls_active();
+	bool watch = UNLIKELY(ls_watching());
 	if (s->glibc) {
-		int r = ls_real_mutex_lock(m);
+		int r = watch ? watched_reacquire(m, s, b) : ls_real_mutex_lock(m);
 		if (r == 0)
 			LS_PROBE1(mutex_acquired, m);
 		return r;
 	}
-	const struct ls_lock_ops *b = ls_active();
 	struct ls_mutex *x = ls_mutex_of(m);
 	int32_t kind = ls_mutex_kind(x);
-	b->lock(x->lock);
+	if (watch)
+		watched_reacquire(m, s, b);
+	else
+		b->lock(x->lock);
 	if (tracks_owner(kind)) {
 		set_owner(x, self_id());
 		x->count = s->count;
@@ -104,8 +134,13 @@ void ls_mutex_stats_obj(pthread_mutex_t *m, struct ls_stats_obj *o)
 }
 
 
+/* init or destroy: the next use is a new object (statistics, watch). */
 static void forget(pthread_mutex_t *m)
 {
+	if (ls_watching())
+		ls_watch_forget(m);
+	if (!ls_observing())
+		return;
 	struct ls_stats_obj o;
 	ls_mutex_stats_obj(m, &o);
 	o.slot = &ls_mutex_of(m)->stats; /* checked against the record's key */
@@ -114,12 +149,35 @@ static void forget(pthread_mutex_t *m)
 
 /* ---- the entry points ---- */
 
+/* Statistics or watch on: which protocol serves the call (out of line, so
+ * that the slow paths stay as they were while both are off). */
+static SLOW int hooked_lock(pthread_mutex_t *m, const struct ls_lock_ops *b, uintptr_t site)
+{
+	if (ls_watching())
+		return watched_lock(m, b, site, &(struct blocking){ 0 });
+	return observed_plain_lock(m, b, site);
+}
+
+static SLOW int hooked_trylock(pthread_mutex_t *m, const struct ls_lock_ops *b, uintptr_t site)
+{
+	if (ls_watching())
+		return watched_trylock(m, b, site);
+	return observed_trylock(m, b, site);
+}
+
+static SLOW int hooked_unlock(pthread_mutex_t *m, const struct ls_lock_ops *b, uintptr_t site)
+{
+	if (ls_watching())
+		return watched_unlock(m, b, site);
+	return observed_unlock(m, b, site);
+}
+
 /* The slow paths' bodies, for the program's call site `site`. */
 static INLINE int lock_at(pthread_mutex_t *m, uintptr_t site)
 {
 	const struct ls_lock_ops *b = ls_active();
-	if (UNLIKELY(ls_observing()))
-		return observed_plain_lock(m, b, site);
+	if (UNLIKELY(ls_hooked()))
+		return hooked_lock(m, b, site);
 	return kind_lock(m, b, ls_mutex_kind(ls_mutex_of(m)));
 }
 
@@ -157,8 +215,8 @@ LS_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 static SLOW int trylock_slow(pthread_mutex_t *m)
 {
 	const struct ls_lock_ops *b = ls_active();
-	if (UNLIKELY(ls_observing()))
-		return observed_trylock(m, b, CALLER());
+	if (UNLIKELY(ls_hooked()))
+		return hooked_trylock(m, b, CALLER());
 	return kind_trylock(m, b, ls_mutex_kind(ls_mutex_of(m)));
 }
 
@@ -174,8 +232,8 @@ LS_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 static SLOW int unlock_slow(pthread_mutex_t *m)
 {
 	const struct ls_lock_ops *b = ls_active();
-	if (UNLIKELY(ls_observing()))
-		return observed_unlock(m, b, CALLER());
+	if (UNLIKELY(ls_hooked()))
+		return hooked_unlock(m, b, CALLER());
 	return kind_unlock(m, b, ls_mutex_kind(ls_mutex_of(m)));
 }
 
@@ -200,8 +258,12 @@ static INLINE int timed_at(pthread_mutex_t *m, clockid_t clock, const struct tim
 {
 	if (UNLIKELY(ls_gate_watched())) {
 		const struct ls_lock_ops *b = ls_active();
-		if (UNLIKELY(ls_observing()))
-			return observed_lock(m, b, site, &(struct blocking){ clock, abstime, is_clocklock });
+		if (UNLIKELY(ls_hooked())) {
+			const struct blocking w = { clock, abstime, is_clocklock };
+			if (ls_watching())
+				return watched_lock(m, b, site, &w);
+			return observed_lock(m, b, site, &w);
+		}
 	}
 	return timed(m, ls_active(), clock, abstime, is_clocklock);
 }
@@ -227,11 +289,11 @@ LS_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clock,
 	return timed_entry(m, clock, abstime, true);
 }
 
-/* The statistics are only looked at while the gate is watched (gate.h):
- * with statistics off, once it opened, one load and no more. */
+/* The statistics and the watch are only looked at while the gate is
+ * watched (gate.h): with both off, once it opened, one load and no more. */
 static inline bool observing(void)
 {
-	return ls_gate_watched() && ls_observing();
+	return ls_gate_watched() && ls_hooked();
 }
 
 LS_EXPORT int pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *attr)

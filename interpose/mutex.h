@@ -22,6 +22,11 @@ int ls_mutex_release_for_wait(pthread_mutex_t *m, struct ls_mutex_saved *s);
 /* 0, or EOWNERDEAD/ENOTRECOVERABLE from a robust mutex served by glibc. */
 int ls_mutex_reacquire_after_wait(pthread_mutex_t *m, const struct ls_mutex_saved *s);
 
+/* The call site of this thread's condvar wait, whose re-acquisition of
+ * the mutex the watch is told of (stats/watch.h); set by cond.c while the
+ * watch is on. */
+extern __thread uintptr_t ls_cond_wait_site;
+
 /* True when the mutex is served by lockswap's backend (not glibc). */
 bool ls_mutex_is_native(pthread_mutex_t *m);
 

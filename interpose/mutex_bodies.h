@@ -29,6 +29,7 @@
 #include "../core/runtime/thread.h"
 #include "../core/runtime/timespec.h"
 #include "../stats/hooks.h"
+#include "../stats/watch.h"
 #include "active.h"
 #include "away/pinned.h"
 #include "entry.h"
@@ -276,6 +277,23 @@ static inline int unlock_body(pthread_mutex_t *m, const struct ls_lock_ops *b, i
 	return kind_unlock(m, b, kind);
 }
 
+/* Block for a mutex whose first try failed: the timed lock of a deadline,
+ * else the backend's lock after a try; while the watch is on (stats/
+ * watch.h), with the watchdog told of the wait.  The contended case only:
+ * the uncontended paths never get here. */
+static inline int block_for(pthread_mutex_t *m, const struct ls_lock_ops *b, int32_t kind,
+                            const struct blocking *w, uintptr_t site)
+{
+	bool watch = UNLIKELY(ls_watching());
+	if (watch)
+		ls_watch_wait_begin((uintptr_t)m, site);
+	int e = w->abstime ? timed(m, b, w->clock, w->abstime, w->is_clocklock)
+	                   : kind_lock_after_try(m, b, kind);
+	if (watch)
+		ls_watch_wait_end();
+	return e;
+}
+
 /* After a failed try: the mutex is held right now, by another thread (a
  * try can also fail with the lock free: a capacitor's full platoon).
  * Only for mutexes lockswap serves; glibc's own: cannot tell (false). */
@@ -300,8 +318,7 @@ static INLINE int observed_lock(pthread_mutex_t *m, const struct ls_lock_ops *b,
 	int e = try_body(m, b, kind);
 	if (e == EBUSY) {
 		ls_stats_lock_blocks(&k, held_now(m, b, kind));
-		e = w->abstime ? timed(m, b, w->clock, w->abstime, w->is_clocklock)
-		               : kind_lock_after_try(m, b, kind);
+		e = block_for(m, b, kind, w, site);
 	}
 	ls_hold_due = ls_stats_lock_end(&k, e);
 	return e;
@@ -364,7 +381,7 @@ static SHARED __attribute__((noinline)) int observed_blocking_lock(pthread_mutex
 	stats_obj(m, b, kind, &o);
 	ls_stats_lock_begin(&k, &o, site, false);
 	ls_stats_lock_blocks(&k, held_now(m, b, kind));
-	int e = kind_lock_after_try(m, b, kind);
+	int e = block_for(m, b, kind, &(struct blocking){ 0 }, site);
 	ls_hold_due = ls_stats_lock_end(&k, e);
 	return e;
 }

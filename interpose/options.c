@@ -13,6 +13,7 @@
 _Atomic unsigned ls_opt_verbose;
 _Atomic unsigned ls_opt_stats, ls_opt_stats_top, ls_opt_stats_sample;
 _Atomic unsigned ls_opt_stats_interval, ls_opt_stats_prom_sites;
+_Atomic unsigned ls_opt_deadlock, ls_opt_hang_ms = LS_OPT_UINT_WORD;
 
 static const struct ls_option shim_options[] = {
 #define LS_OPTION(NAME, KIND, DEF, MIN, MAX, CHOICES, TARGET, HELP) \

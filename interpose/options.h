@@ -25,6 +25,9 @@ extern _Atomic unsigned ls_opt_verbose;
 extern _Atomic unsigned ls_opt_stats, ls_opt_stats_top, ls_opt_stats_sample;
 /* LOCKSWAP_STATS_INTERVAL, _PROM_SITES: the Prometheus export's. */
 extern _Atomic unsigned ls_opt_stats_interval, ls_opt_stats_prom_sites;
+/* LOCKSWAP_DEADLOCK (0 off, 1 report, 2 abort) and LOCKSWAP_HANG_MS
+ * (LS_OPT_UINT_WORD: auto): handed to stats/watch.h at start-up (init.c). */
+extern _Atomic unsigned ls_opt_deadlock, ls_opt_hang_ms;
 
 /* Every option: the shim's own rows (options.def), with the algorithms'
  * settings (each backend's `.settings`, in the backend list's order) after

@@ -75,13 +75,68 @@ static SLOW int unlock_slow(pthread_rwlock_t *l);
 #define ROUTED_SLOW(verb, l) verb##_slow(l)
 #include "rwlock_bodies.h"
 
-/* init (before glibc's) and destroy: the next use is a new object. */
+/* init (before glibc's) and destroy: the next use is a new object
+ * (statistics, watch). */
 static void forget(pthread_rwlock_t *l)
 {
+	if (ls_watching())
+		ls_watch_forget(l);
+	if (!ls_observing())
+		return;
 	struct ls_stats_obj o;
 	stats_obj(l, rw_backend(), &o);
 	o.slot = &ls_rw_of(l)->stats; /* checked against the record's key */
 	ls_stats_forget(&o);
+}
+
+/* ---- the watch on (stats/watch.h; the gate is closed): the bodies, or
+ * the statistics' protocol if they are on too, with its hooks around, as
+ * mutex_watch.h does for mutexes ---- */
+
+static SLOW int watched_lock(pthread_rwlock_t *l, const struct ls_rwlock_ops *b, uintptr_t site,
+                             const struct deadline *d, bool write)
+{
+	int e = refused(l, b, d);
+	if (e)
+		return e;
+	uintptr_t w = watch_word(l, write);
+	struct ls_watch_thread *t = ls_watch_self();
+	if (t && atomic_load_explicit(&t->n, memory_order_relaxed))
+		ls_watch_request(t, w | (d->abstime ? LS_WATCH_TIMED : 0), site);
+	if (ls_observing()) {
+		e = d->abstime ? observed_lock(l, b, site, d, write)
+		               : observed_plain_lock(l, b, site, write);
+	} else {
+		e = try_body(l, b, write);
+		if (e == EBUSY)
+			e = block_for(l, b, d, write, site);
+	}
+	if (e == 0)
+		ls_watch_acquired(t, w, site);
+	return e;
+}
+
+static SLOW int watched_trylock(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
+                                uintptr_t site, bool write)
+{
+	int e = ls_observing() ? observed_trylock(l, b, site, write) : try_body(l, b, write);
+	if (e == 0)
+		ls_watch_acquired(ls_watch_self(), watch_word(l, write), site);
+	return e;
+}
+
+static SLOW int watched_unlock(pthread_rwlock_t *l, const struct ls_rwlock_ops *b, uintptr_t site)
+{
+	ls_watch_released(ls_watch_me, (uintptr_t)l);
+	return ls_observing() ? observed_unlock(l, b, site) : unlock_body(l, b);
+}
+
+static SLOW int hooked_lock(pthread_rwlock_t *l, const struct ls_rwlock_ops *b, uintptr_t site,
+                            bool write)
+{
+	if (ls_watching())
+		return watched_lock(l, b, site, &no_deadline, write);
+	return observed_plain_lock(l, b, site, write);
 }
 
 /* ---- the entry points ---- */
@@ -91,7 +146,7 @@ static void forget(pthread_rwlock_t *l)
 static inline bool observing(void)
 {
 	const struct ls_rwlock_ops *g = gate();
-	return (!g || g->gate_only) && ls_observing();
+	return (!g || g->gate_only) && ls_hooked();
 }
 
 LS_EXPORT int pthread_rwlock_init(pthread_rwlock_t *l, const pthread_rwlockattr_t *attr)
@@ -121,16 +176,16 @@ LS_EXPORT int pthread_rwlock_destroy(pthread_rwlock_t *l)
 static INLINE int rdlock_at(pthread_rwlock_t *l, uintptr_t site)
 {
 	const struct ls_rwlock_ops *b = rw_backend();
-	if (UNLIKELY(ls_observing()))
-		return observed_plain_lock(l, b, site, false);
+	if (UNLIKELY(ls_hooked()))
+		return hooked_lock(l, b, site, false);
 	return rdlock_body(l, b);
 }
 
 static INLINE int wrlock_at(pthread_rwlock_t *l, uintptr_t site)
 {
 	const struct ls_rwlock_ops *b = rw_backend();
-	if (UNLIKELY(ls_observing()))
-		return observed_plain_lock(l, b, site, true);
+	if (UNLIKELY(ls_hooked()))
+		return hooked_lock(l, b, site, true);
 	return wrlock_body(l, b);
 }
 
@@ -173,8 +228,9 @@ LS_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 static SLOW int tryrdlock_slow(pthread_rwlock_t *l)
 {
 	const struct ls_rwlock_ops *b = rw_backend();
-	if (UNLIKELY(ls_observing()))
-		return observed_trylock(l, b, CALLER(), false);
+	if (UNLIKELY(ls_hooked()))
+		return ls_watching() ? watched_trylock(l, b, CALLER(), false)
+		                     : observed_trylock(l, b, CALLER(), false);
 	return tryrdlock_body(l, b);
 }
 
@@ -204,8 +260,9 @@ LS_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 static SLOW int trywrlock_slow(pthread_rwlock_t *l)
 {
 	const struct ls_rwlock_ops *b = rw_backend();
-	if (UNLIKELY(ls_observing()))
-		return observed_trylock(l, b, CALLER(), true);
+	if (UNLIKELY(ls_hooked()))
+		return ls_watching() ? watched_trylock(l, b, CALLER(), true)
+		                     : observed_trylock(l, b, CALLER(), true);
 	return trywrlock_body(l, b);
 }
 
@@ -230,7 +287,8 @@ static SLOW int timed_entry(pthread_rwlock_t *l, clockid_t clock, const struct t
 	else
 		LS_PROBE1(rdlock_entry, l);
 	if (UNLIKELY(observing()))
-		r = observed_lock(l, b, CALLER(), &d, write);
+		r = ls_watching() ? watched_lock(l, b, CALLER(), &d, write)
+		                  : observed_lock(l, b, CALLER(), &d, write);
 	else
 		r = timed_body(l, b, &d, write);
 	if (r == 0 && write)
@@ -265,8 +323,8 @@ LS_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clock,
 static SLOW int unlock_slow(pthread_rwlock_t *l)
 {
 	const struct ls_rwlock_ops *b = rw_backend();
-	if (UNLIKELY(ls_observing()))
-		return observed_unlock(l, b, CALLER());
+	if (UNLIKELY(ls_hooked()))
+		return ls_watching() ? watched_unlock(l, b, CALLER()) : observed_unlock(l, b, CALLER());
 	return unlock_body(l, b);
 }
 

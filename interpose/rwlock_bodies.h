@@ -17,6 +17,7 @@
 #include "../core/runtime/thread.h"
 #include "../core/runtime/timespec.h"
 #include "../stats/hooks.h"
+#include "../stats/watch.h"
 #include "active.h"
 #include "entry.h"
 #include "rwlock_layout.h"
@@ -198,6 +199,26 @@ static INLINE int block_body(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
 	return write ? wrlock_body(l, b) : rdlock_body(l, b);
 }
 
+/* The lock's word for the watch (stats/watch.h): address, type, mode. */
+static inline uintptr_t watch_word(pthread_rwlock_t *l, bool write)
+{
+	return (uintptr_t)l | LS_WATCH_RWLOCK | (write ? 0 : LS_WATCH_READ);
+}
+
+/* Block after a failed first try, with the watchdog told of the wait while
+ * the watch is on: the contended case only. */
+static INLINE int block_for(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
+                            const struct deadline *d, bool write, uintptr_t site)
+{
+	bool watch = UNLIKELY(ls_watching());
+	if (watch)
+		ls_watch_wait_begin(watch_word(l, write), site);
+	int e = block_body(l, b, d, write);
+	if (watch)
+		ls_watch_wait_end();
+	return e;
+}
+
 /* The whole protocol: begin, try, [blocks, block], end. */
 static INLINE int observed_lock(pthread_rwlock_t *l, const struct ls_rwlock_ops *b,
                                 uintptr_t site, const struct deadline *d, bool write)
@@ -212,7 +233,7 @@ static INLINE int observed_lock(pthread_rwlock_t *l, const struct ls_rwlock_ops 
 	e = try_body(l, b, write);
 	if (e == EBUSY) {
 		ls_stats_lock_blocks(&k, false);
-		e = block_body(l, b, d, write);
+		e = block_for(l, b, d, write, site);
 	}
 	ls_hold_due = ls_stats_lock_end(&k, e);
 	return e;
@@ -240,7 +261,7 @@ static SHARED __attribute__((noinline)) int observed_blocking_lock(pthread_rwloc
 	stats_obj(l, b, &o);
 	ls_stats_rw_begin(&k, &o, site, write, false);
 	ls_stats_lock_blocks(&k, false);
-	int e = block_body(l, b, &no_deadline, write);
+	int e = block_for(l, b, &no_deadline, write, site);
 	ls_hold_due = ls_stats_lock_end(&k, e);
 	return e;
 }

@@ -8,11 +8,12 @@
 # man-db (with groff-base) is for tests/package, which reads the man pages
 # of the Debian package from a scratch root (`man lockswap`) and checks them
 # with groff.  libgc-dev is for tests/ces: a real stop-the-world garbage
-# collector (Boehm GC) must run under ces as under glibc.
+# collector (Boehm GC) must run under ces as under glibc.  sysbench is for
+# scripts/deadlock-cost.sh (its mutex test with 4096 locks).
 set -eu
 pkgs=(make gcc g++ libc6-dev libcmocka-dev libgcc-s1 libleveldb-dev libjemalloc2
       python3 python3-numpy python3-matplotlib python3-prometheus-client valgrind
-      prometheus-node-exporter golang-go systemtap-sdt-dev libgc-dev man-db)
+      prometheus-node-exporter golang-go systemtap-sdt-dev libgc-dev man-db sysbench)
 # bpftrace is for tests/usdt's second test only, and only where it can run:
 # root, the kernel's uprobe event source, CAP_SYS_ADMIN (bit 21) to load BPF
 # programs.  Elsewhere the test skips; bpftrace brings LLVM 14's libraries

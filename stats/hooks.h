@@ -21,6 +21,8 @@
  * function after the exported one (reached by sibling calls).
  *
  * The design, costs and output formats are described in docs/stats.md.
+ * The lock-order check and the hang watchdog (docs/deadlock.md) have
+ * hooks of their own, watch.h, switched the same way.
  */
 #ifndef LS_STATS_HOOKS_H
 #define LS_STATS_HOOKS_H

@@ -15,6 +15,7 @@
 #include "../core/runtime/own_io.h"
 #include "arm.h"
 #include "delegation.h"
+#include "watch_int.h"
 #include "report.h"
 
 static void key_u64(struct ls_out *o, const char *k, uint64_t v)
@@ -612,6 +613,7 @@ void ls_stats_write_json(const struct ls_snap *s, struct ls_out *o, const char *
 	ls_out_json_str(o, ls_stats_rwlock_backend_name());
 	ls_stats_write_arm_json(o);
 	ls_stats_write_delegation_json(s, o);
+	ls_watch_write_json(o);
 	ls_out_printf(o, ",\"mode\":\"%s\"", c->mode == LS_STATS_FULL ? "full" : "summary");
 	key_u64(o, "sample", c->sample);
 	ls_out_printf(o, ",\"unwinder\":\"%s\"", ls_stats_unwind_available() ? "libgcc" : "none");

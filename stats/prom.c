@@ -37,6 +37,7 @@
 
 #include "arm.h"
 #include "delegation.h"
+#include "watch_int.h"
 #include "prom.h"
 
 #define SITES_MAX 500   /* LOCKSWAP_STATS_PROM_SITES's maximum */
@@ -459,6 +460,7 @@ bool ls_stats_write_prom(const struct ls_snap *s, struct ls_out *o)
 	common_labels(common, sizeof common);
 	arm_info(o, common);
 	ls_stats_write_delegation_prom(o, common);
+	ls_watch_write_prom(o, common);
 	write_kind(o, s, K_MUTEX, (struct acc *const[MODES]){ mutex_acc, NULL }, common);
 	write_kind(o, s, K_RWLOCK, (struct acc *const[MODES]){ read_acc, write_acc }, common);
 	write_kind(o, s, K_COND, (struct acc *const[MODES]){ cond_acc, NULL }, common);

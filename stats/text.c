@@ -11,6 +11,7 @@
 
 #include "arm.h"
 #include "delegation.h"
+#include "watch_int.h"
 #include "report.h"
 
 /* Pad to a display width (UTF-8 continuation bytes take no column). */
@@ -277,6 +278,7 @@ void ls_stats_write_text(const struct ls_snap *s, struct ls_out *o, const char *
 		              ls_stats_backend_name());
 	ls_stats_write_arm_text(o);
 	ls_stats_write_delegation_text(s, o);
+	ls_watch_write_text(o);
 	ls_out_printf(o, "  %u mutexes, %u rwlocks and %u condvars used by %u threads (%u exited)",
 	              s->nmutex, s->nrwlock, s->ncond, s->threads_live + s->threads_exited,
 	              s->threads_exited);

@@ -8,6 +8,7 @@ from .output import text_table
 from . import by_arm
 from . import callsite
 from . import debug_hint
+from . import lock_order
 from . import plot as plots
 from . import pprof
 from . import symbolize
@@ -315,6 +316,10 @@ def main(args):
     print(header(doc))
     print()
     print(body)
+    order = lock_order.text(doc)
+    if order:
+        print()
+        print(order)
     hint = debug_hint.note(doc, body)
     if hint:
         print()

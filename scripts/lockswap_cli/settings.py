@@ -31,6 +31,10 @@ FLAGS = (
 )
 RUN_FLAGS = (
     ("--stats", "STATS", "MODE", "lock statistics mode (LOCKSWAP_STATS)"),
+    ("--deadlock", "DEADLOCK", "MODE", "lock-order checking: report or abort (LOCKSWAP_DEADLOCK; "
+     "docs/deadlock.md)"),
+    ("--hang-ms", "HANG_MS", "MS", "report lock waits longer than MS milliseconds, 0 = never "
+     "(LOCKSWAP_HANG_MS)"),
 )
 
 

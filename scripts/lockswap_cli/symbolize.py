@@ -40,6 +40,8 @@ import struct
 import subprocess
 import sys
 
+from . import lock_order_frames
+
 TIMEOUT = 60
 _lines = {}       # (object, offset) -> (function, "file:line") or None
 _demangled = {}   # mangled -> readable
@@ -260,6 +262,7 @@ def frames_of(doc):
             for key in ("waiter_site", "holder_site"):
                 if e.get(key):
                     yield e[key]
+    yield from lock_order_frames.frames(doc)
 
 
 def object_path(doc, frame):
