@@ -18,6 +18,7 @@ P=$B/ces
 start=$(date +%s)
 
 programs=(signals state locks tls_dtor selfdead reasons gc)
+# (hang.c runs apart, below: under ces it must hang.)
 
 # run_prog BACKEND PROG [env...]: counts the program's checks; gc prints
 # none and must exit 0.
@@ -85,6 +86,25 @@ for b in futex ces; do
 	allwait "$b" handler TERM 7
 	allwait "$b" handler INT 7
 done
+
+# ---- the one hang delegation keeps, and its report ----------------------
+# hang.c: a section waits on a raw futex for its releaser's later progress.
+# Under futex it ends; under ces it hangs, and the watchdog (on at 1000 ms
+# under ces) must report it once, naming the lock, the waiter and the
+# holder's site, before the 4 s limit ends the program.
+out=$LOGS/ces-hang-futex.out
+LOCKSWAP_BACKEND=futex LD_PRELOAD=$LIB timeout 20 "$P/hang" >"$out" 2>&1 &&
+	grep -q '^hang: ended' "$out" &&
+	ok "hang: under futex the section waits on its own thread and the program ends" ||
+	fail "hang under futex: $(tail -2 "$out" | tr '\n' ' ')"
+err=$LOGS/ces-hang-ces.err
+LOCKSWAP_BACKEND=ces LD_PRELOAD=$LIB timeout 4 "$P/hang" >/dev/null 2>"$err"
+n=$(grep -c '^lockswap: long wait: .* for mutex hot at queued_behind .* held by thread .*, which took it at waits_for_flag' "$err")
+if [ "$n" -eq 1 ]; then
+	ok "hang: under ces the watchdog names the lock, the waiter and the holder's site, once"
+else
+	fail "hang under ces: $n watchdog reports, want 1: $(head -c 400 "$err")"
+fi
 
 # ---- every reason a section goes home for is counted -------------------
 json=$LOGS/ces-reasons.json
