@@ -318,6 +318,7 @@ __attribute__((constructor)) static void ls_constructor(void)
 	 * ls_init can run inside a preloaded allocator's own start-up. */
 	pthread_atfork(ls_home_before_fork, NULL, atfork_child);
 	ls_away_resolve();
+	ls_away_signals_resolve();
 	/* After the look-ups: the signal routing calls glibc's sigaction. */
 	if (ls_home_delegation_wanted)
 		ls_away_start_delegation();

@@ -128,7 +128,7 @@ void ls_stats_helper_maybe_start(uintptr_t site)
 		return;
 	/* Wanted for the signal (a pipe) or for a fork child's export. */
 	if (pipe_r >= 0)
-		ls_stats_spawn(helper_main, "lockswap-stats");
+		ls_stats_spawn(helper_main, "lockswap-stats", 256 * 1024);
 	ls_stats_export_child_maybe_start();
 }
 

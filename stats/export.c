@@ -143,7 +143,7 @@ static void *writer_main(void *arg)
 
 static void start_writer(void)
 {
-	bool started = ls_stats_spawn(writer_main, "lockswap-prom");
+	bool started = ls_stats_spawn(writer_main, "lockswap-prom", 256 * 1024);
 	if (!started)
 		ls_say("lockswap: cannot start the LOCKSWAP_STATS_PROM writer thread; "
 		       "the file is written at exit only\n");

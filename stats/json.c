@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "comm.h"
 #include "../core/runtime/own_io.h"
 #include "arm.h"
 #include "delegation.h"
@@ -502,22 +503,6 @@ static void folded_condvar(const struct ls_snap *s, struct ls_out *o, uint32_t l
 	ls_out_put(o, "]}");
 }
 
-static void thread_name(int tid, char *name, size_t len)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
-	name[0] = 0;
-	int fd = ls_own_open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t n = ls_own_read(fd, name, len - 1);
-	ls_own_close(fd);
-	name[n > 0 ? n : 0] = 0;
-	char *nl = strchr(name, '\n');
-	if (nl)
-		*nl = 0;
-}
-
 static void threads(struct ls_out *o)
 {
 	ls_out_put(o, ",\"threads\":[");
@@ -526,7 +511,7 @@ static void threads(struct ls_out *o)
 	for (struct ls_stats_thread *t = ls_stats_threads(); t; t = t->next) {
 		if (atomic_load_explicit(&t->state, memory_order_acquire) != LS_ST_LIVE)
 			continue;
-		thread_name(t->tid, name, sizeof name);
+		ls_stats_thread_name(t->tid, name, sizeof name);
 		ls_out_printf(o, "%s\n{\"id\":%u,\"tid\":%d,\"name\":", n++ ? "," : "", t->serial, t->tid);
 		ls_out_json_str(o, name);
 		ls_out_put(o, ",\"alive\":true}");

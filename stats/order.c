@@ -45,6 +45,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "comm.h"
 #include "../core/mutex/futexlock.h"
 #include "../core/runtime/say.h"
 #include "unwind.h"
@@ -611,22 +612,6 @@ static bool intersect_gates(struct edge *e, const uintptr_t *gates, unsigned ng)
 	return changed;
 }
 
-static void thread_name(int32_t tid, char *name, size_t len)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
-	name[0] = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t n = read(fd, name, len - 1);
-	close(fd);
-	name[n > 0 ? n : 0] = 0;
-	char *nl = strchr(name, '\n');
-	if (nl)
-		*nl = 0;
-}
-
 /* The request's stack, without lockswap's own frames. */
 static uint32_t program_frames(uintptr_t *out, uint32_t max)
 {
@@ -662,7 +647,7 @@ static struct ls_order_cycle *add_edge(struct ls_watch_thread *t, uintptr_t from
 	 * thousands of locks makes as many edges. */
 	uint64_t now = ls_watch_now_ns();
 	if (!t->name_ns || now - t->name_ns > 100000000u) {
-		thread_name(info.tid, t->name, sizeof t->name);
+		ls_stats_thread_name(info.tid, t->name, sizeof t->name);
 		t->name_ns = now;
 	}
 	memcpy(info.thread, t->name, sizeof info.thread);

@@ -1,36 +1,20 @@
 /* spawn.c - ls_stats_spawn (spawn.h): the statistics' own threads.
  *
- * Created with glibc's pthread_create and pthread_setname_np, looked up
- * past lockswap (RTLD_NEXT): the program's names are lockswap's own
- * wrappers (interpose/away/), which the library never calls. */
-#include <dlfcn.h>
+ * Created with glibc's pthread_create and pthread_setname_np (glibc_fn.h):
+ * the program's names are lockswap's own wrappers (interpose/away/), which
+ * the library never calls. */
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 
 #include "../core/runtime/sys.h"
+#include "glibc_fn.h"
 #include "spawn.h"
 #include "state.h"
 
-typedef int (*create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-typedef int (*setname_fn)(pthread_t, const char *);
-
-static void *glibc_fn(const char *name, void *_Atomic *slot)
+bool ls_stats_spawn(void *(*fn)(void *), const char *name, size_t stack_bytes)
 {
-	/* relaxed: racing look-ups find the same address. */
-	void *f = atomic_load_explicit(slot, memory_order_relaxed);
-	if (!f) {
-		f = dlsym(RTLD_NEXT, name);
-		atomic_store_explicit(slot, f, memory_order_relaxed);
-	}
-	return f;
-}
-
-bool ls_stats_spawn(void *(*fn)(void *), const char *name)
-{
-	static void *_Atomic create, *_Atomic setname;
-	create_fn do_create = (create_fn)glibc_fn("pthread_create", &create);
-	setname_fn do_setname = (setname_fn)glibc_fn("pthread_setname_np", &setname);
+	ls_create_fn do_create = ls_stats_glibc_create();
+	ls_setname_fn do_setname = ls_stats_glibc_setname();
 	if (!do_create)
 		return false;
 	ls_stats_enter();
@@ -44,7 +28,7 @@ bool ls_stats_spawn(void *(*fn)(void *), const char *name)
 	bool started = false;
 	if (pthread_attr_init(&a) == 0) {
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&a, 256 * 1024);
+		pthread_attr_setstacksize(&a, stack_bytes);
 		if (do_create(&th, &a, fn, NULL) == 0) {
 			if (do_setname)
 				do_setname(th, name);

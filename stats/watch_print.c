@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "comm.h"
 #include "report.h"
 #include "state.h"
 #include "watch_int.h"
@@ -118,20 +119,8 @@ static void holder_text(const struct ls_hang_thread *x, char *buf, size_t len)
 		return;
 	}
 	char who[96], site[256];
-	char name[16] = "";
-	if (x->holder_tid > 0) {
-		char path[64];
-		snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)x->holder_tid);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			ssize_t r = read(fd, name, sizeof name - 1);
-			close(fd);
-			name[r > 0 ? r : 0] = 0;
-			char *nl = strchr(name, '\n');
-			if (nl)
-				*nl = 0;
-		}
-	}
+	char name[16];
+	ls_stats_thread_name(x->holder_tid, name, sizeof name);
 	ls_watch_thread_text(x->holder_tid, name, who, sizeof who);
 	ls_watch_site_text(x->holder_site, site, sizeof site);
 	snprintf(buf, len, "held by %s%s, which took it at %s", who,

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "glibc_fn.h"
 #include "unwind.h"
 #include "watch_int.h"
 #include "writing.h"
@@ -75,7 +76,7 @@ void ls_watch_request(struct ls_watch_thread *t, uintptr_t lock, uintptr_t site)
 			ls_watch_print_cycles();
 			ls_watch_report_leave();
 		}
-		abort();
+		ls_stats_glibc_abort();
 	}
 	/* Printed by the watchdog, which holds none of the program's locks
 	 * while it reads symbols (the dynamic loader's lock among them). */

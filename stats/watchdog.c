@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "comm.h"
+#include "spawn.h"
 #include "state.h"
 #include "watch_int.h"
 
@@ -116,29 +118,11 @@ static int holders(uintptr_t lock, struct ls_watch_thread **out, uintptr_t *site
 	return n;
 }
 
-static void thread_name(int32_t tid, char *name, size_t len)
-{
-	char path[64];
-	name[0] = 0;
-	if (tid <= 0)
-		return;
-	snprintf(path, sizeof path, "/proc/self/task/%d/comm", (int)tid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t n = read(fd, name, len - 1);
-	close(fd);
-	name[n > 0 ? n : 0] = 0;
-	char *nl = strchr(name, '\n');
-	if (nl)
-		*nl = 0;
-}
-
 static void describe(struct ls_hang_thread *h, const struct wait *w, uint64_t now)
 {
 	memset(h, 0, sizeof *h);
 	h->tid = atomic_load_explicit(&w->t->tid, memory_order_relaxed);
-	thread_name(h->tid, h->name, sizeof h->name);
+	ls_stats_thread_name(h->tid, h->name, sizeof h->name);
 	h->lock = w->lock;
 	h->site = w->site;
 	h->waited_ns = now > w->ns ? now - w->ns : 0;
@@ -337,24 +321,10 @@ static void spawn(void)
 	int expected = 0;
 	if (!atomic_compare_exchange_strong(&running, &expected, 1))
 		return;
-	sigset_t all, old;
-	sigfillset(&all);
-	/* Raw: lockswap's pthread_sigmask would first send a delegated
-	 * section home (thread_state.c), and none can be away here anyway. */
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, _NSIG / 8);
-	pthread_attr_t a;
-	pthread_t th;
-	bool ok = false;
-	if (pthread_attr_init(&a) == 0) {
-		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&a, 512 * 1024);
-		ok = pthread_create(&th, &a, watchdog_main, NULL) == 0;
-		if (ok)
-			pthread_setname_np(th, "lockswap-watch");
-		pthread_attr_destroy(&a);
-	}
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, _NSIG / 8);
-	if (!ok)
+	/* With glibc's own pthread_create, every signal but glibc's two
+	 * internal ones blocked (spawn.h): a thread blocking SIGSETXID would
+	 * hang the program's next setuid(). */
+	if (!ls_stats_spawn(watchdog_main, "lockswap-watch", 512 * 1024))
 		atomic_store(&running, 0);
 }
 

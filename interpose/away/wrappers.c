@@ -117,5 +117,4 @@ void ls_away_resolve(void)
 #define LS_AWAY_VA(REASON, RET, NAME, PARAMS, ARGS, LAST, NEXTRA) RESOLVE(NAME)
 #define LS_AWAY_CUSTOM(REASON, NAME) RESOLVE(NAME)
 #include "calls.def"
-	ls_away_signals_resolve();
 }
