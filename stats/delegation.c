@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "../core/runtime/delegation_counts.h"
+#include "prom_text.h"
 
 /* Batch-size buckets, as core/runtime/delegation_counts.h counts them (powers of two). */
 static const char *const bucket_names[LS_BATCH_BUCKETS] = {
@@ -93,36 +94,39 @@ void ls_stats_write_delegation_json(const struct ls_snap *s, struct ls_out *o)
 	              d.batch_bound);
 }
 
+/* One counter with no label of its own. */
+static void counter(struct ls_out *o, const char *name, const char *text, const char *common,
+                    uint64_t v)
+{
+	ls_prom_help(o, name, "counter", text);
+	ls_out_printf(o, "%s{%s} %llu\n", name, common, (unsigned long long)v);
+}
+
 void ls_stats_write_delegation_prom(struct ls_out *o, const char *common)
 {
 	struct ls_delegation_counts d;
 	ls_delegation_counts(&d);
 	if (!any(&d))
 		return;
-	ls_out_put(o, "# HELP lockswap_delegation_sections_total Critical sections that a releasing thread ran for a waiter (ces).\n"
-	              "# TYPE lockswap_delegation_sections_total counter\n");
-	ls_out_printf(o, "lockswap_delegation_sections_total{%s} %llu\n", common,
-	              (unsigned long long)d.sections);
-	ls_out_put(o, "# HELP lockswap_delegation_batches_total Batches of delegated sections, by size (sections per batch).\n"
-	              "# TYPE lockswap_delegation_batches_total counter\n");
+	counter(o, "lockswap_delegation_sections_total",
+	        "Critical sections that a releasing thread ran for a waiter (ces).", common, d.sections);
+	ls_prom_help(o, "lockswap_delegation_batches_total", "counter",
+	             "Batches of delegated sections, by size (sections per batch).");
 	for (unsigned i = 0; i < LS_BATCH_BUCKETS; i++)
 		ls_out_printf(o, "lockswap_delegation_batches_total{%s,size=\"%s\"} %llu\n", common,
 		              bucket_names[i], (unsigned long long)d.batch_hist[i]);
-	ls_out_put(o, "# HELP lockswap_delegation_grants_total Hand-overs of the lock to a waiter's own thread (not delegable, or the batch was full).\n"
-	              "# TYPE lockswap_delegation_grants_total counter\n");
-	ls_out_printf(o, "lockswap_delegation_grants_total{%s} %llu\n", common,
-	              (unsigned long long)d.granted);
-	ls_out_put(o, "# HELP lockswap_delegation_handbacks_total Delegated sections that had to go home before their unlock, by reason.\n"
-	              "# TYPE lockswap_delegation_handbacks_total counter\n");
+	counter(o, "lockswap_delegation_grants_total",
+	        "Hand-overs of the lock to a waiter's own thread (not delegable, or the batch was full).",
+	        common, d.granted);
+	ls_prom_help(o, "lockswap_delegation_handbacks_total", "counter",
+	             "Delegated sections that had to go home before their unlock, by reason.");
 	for (unsigned i = 0; i < LS_BACK_REASONS; i++)
 		ls_out_printf(o, "lockswap_delegation_handbacks_total{%s,reason=\"%s\"} %llu\n", common,
 		              ls_home_reason_name(i), (unsigned long long)d.handbacks[i]);
-	ls_out_put(o, "# HELP lockswap_delegation_interrupted_total Delegable waits that a signal took out of the queue, so that its handler ran at home.\n"
-	              "# TYPE lockswap_delegation_interrupted_total counter\n");
-	ls_out_printf(o, "lockswap_delegation_interrupted_total{%s} %llu\n", common,
-	              (unsigned long long)d.interrupted);
-	ls_out_put(o, "# HELP lockswap_delegation_signals_kept_total Signals for a releasing thread that arrived while it ran a waiter's section, delivered after it.\n"
-	              "# TYPE lockswap_delegation_signals_kept_total counter\n");
-	ls_out_printf(o, "lockswap_delegation_signals_kept_total{%s} %llu\n", common,
-	              (unsigned long long)d.signals_kept);
+	counter(o, "lockswap_delegation_interrupted_total",
+	        "Delegable waits that a signal took out of the queue, so that its handler ran at home.",
+	        common, d.interrupted);
+	counter(o, "lockswap_delegation_signals_kept_total",
+	        "Signals for a releasing thread that arrived while it ran a waiter's section, delivered after it.",
+	        common, d.signals_kept);
 }

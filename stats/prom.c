@@ -39,6 +39,7 @@
 #include "delegation.h"
 #include "watch_int.h"
 #include "prom.h"
+#include "prom_text.h"
 
 #define SITES_MAX 500   /* LOCKSWAP_STATS_PROM_SITES's maximum */
 #define OTHER SITES_MAX /* the series of the sites without one of their own */
@@ -184,10 +185,6 @@ static void add_lock(struct acc *a, const struct ls_snap *s, uint32_t slot)
 		a->busiest = slot;
 }
 
-static void help(struct ls_out *o, const char *name, const char *type, const char *text)
-{
-	ls_out_printf(o, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
-}
 
 /* The rwlock mode label of the series being written (NULL: none). */
 static const char *mode_label;
@@ -264,7 +261,7 @@ static void arm_info(struct ls_out *o, const char *common)
 	char key[300], value[600];
 	escape_label(a->key ? a->key : "", key, sizeof key);
 	escape_label(a->key_value ? a->key_value : "", value, sizeof value);
-	help(o, "lockswap_arm_info", "gauge",
+	ls_prom_help(o, "lockswap_arm_info", "gauge",
 	     "The arm of LOCKSWAP_ARMS this process runs and the key that chose it (always 1).");
 	/* Pieces, not one printf: the key's value may be longer than its line. */
 	ls_out_put(o, "lockswap_arm_info{");
@@ -355,7 +352,7 @@ static void write_kind(struct ls_out *o, const struct ls_snap *s, unsigned kind,
 	char name[96];
 	for (unsigned i = 0; i < f->ncounters; i++) {
 		family_name(name, sizeof name, f, f->counter[i].name);
-		help(o, name, "counter", f->counter[i].help);
+		ls_prom_help(o, name, "counter", f->counter[i].help);
 		for (unsigned m = 0; m < modes; m++) {
 			mode_label = kind == K_RWLOCK ? mode_names[m] : NULL;
 			for (unsigned k = 0; k <= OTHER; k++) {
@@ -369,7 +366,7 @@ static void write_kind(struct ls_out *o, const struct ls_snap *s, unsigned kind,
 		}
 	}
 	family_name(name, sizeof name, f, "wait_seconds");
-	help(o, name, "histogram", f->wait_help);
+	ls_prom_help(o, name, "histogram", f->wait_help);
 	for (unsigned m = 0; m < modes; m++) {
 		mode_label = kind == K_RWLOCK ? mode_names[m] : NULL;
 		for (unsigned k = 0; k <= OTHER; k++)
@@ -378,7 +375,7 @@ static void write_kind(struct ls_out *o, const struct ls_snap *s, unsigned kind,
 	}
 	if (f->hold) {
 		family_name(name, sizeof name, f, "hold_seconds");
-		help(o, name, "histogram",
+		ls_prom_help(o, name, "histogram",
 		     kind == K_RWLOCK ? "Time from acquisition to release in the mode, of the timed holds "
 		                        "(a read hold is one reader thread's; summary mode: 1 in 8 * "
 		                        "LOCKSWAP_STATS_SAMPLE)."
@@ -399,7 +396,7 @@ static void write_kind(struct ls_out *o, const struct ls_snap *s, unsigned kind,
 		         "busiest %s%s (1/threads when shares are equal; competing: waited for it at "
 		         "least 1/16 of the mean waiting time, or every thread when none did).",
 		         f->what, kind == K_RWLOCK ? ", in the mode" : "");
-		help(o, name, "gauge", text);
+		ls_prom_help(o, name, "gauge", text);
 		for (unsigned m = 0; m < modes; m++) {
 			mode_label = kind == K_RWLOCK ? mode_names[m] : NULL;
 			for (unsigned k = 0; k <= OTHER; k++) {
@@ -416,7 +413,7 @@ static void write_kind(struct ls_out *o, const struct ls_snap *s, unsigned kind,
 		         "Jain's fairness index of the per-thread acquisitions of the site's busiest %s%s, "
 		         "over the competing threads (1 = equal shares, 1/threads = one thread got all).",
 		         f->what, kind == K_RWLOCK ? ", in the mode" : "");
-		help(o, name, "gauge", text);
+		ls_prom_help(o, name, "gauge", text);
 		for (unsigned m = 0; m < modes; m++) {
 			mode_label = kind == K_RWLOCK ? mode_names[m] : NULL;
 			for (unsigned k = 0; k <= OTHER; k++) {

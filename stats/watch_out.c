@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "prom_text.h"
 #include "report.h"
 #include "watch_int.h"
 
@@ -201,14 +202,14 @@ void ls_watch_write_prom(struct ls_out *o, const char *common)
 	struct ls_watch_counts w;
 	ls_order_counts(&c);
 	ls_watchdog_counts(&w);
-	ls_out_put(o, "# HELP lockswap_lock_order_cycles_total Potential deadlocks: cycles in the lock order, by whether a lock held along all their edges (a gate) rules them out.\n"
-	              "# TYPE lockswap_lock_order_cycles_total counter\n");
+	ls_prom_help(o, "lockswap_lock_order_cycles_total", "counter",
+	             "Potential deadlocks: cycles in the lock order, by whether a lock held along all their edges (a gate) rules them out.");
 	ls_out_printf(o, "lockswap_lock_order_cycles_total{%s,gated=\"false\"} %llu\n", common,
 	              (unsigned long long)c.cycles);
 	ls_out_printf(o, "lockswap_lock_order_cycles_total{%s,gated=\"true\"} %llu\n", common,
 	              (unsigned long long)c.gated);
-	ls_out_put(o, "# HELP lockswap_hangs_total Waits longer than LOCKSWAP_HANG_MS, by kind: a deadlock (a cycle of waiting threads) or a long wait.\n"
-	              "# TYPE lockswap_hangs_total counter\n");
+	ls_prom_help(o, "lockswap_hangs_total", "counter",
+	             "Waits longer than LOCKSWAP_HANG_MS, by kind: a deadlock (a cycle of waiting threads) or a long wait.");
 	ls_out_printf(o, "lockswap_hangs_total{%s,kind=\"deadlock\"} %llu\n", common,
 	              (unsigned long long)w.deadlocks);
 	ls_out_printf(o, "lockswap_hangs_total{%s,kind=\"long_wait\"} %llu\n", common,

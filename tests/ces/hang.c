@@ -18,23 +18,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "proc.h"
+
 static pthread_mutex_t hot = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic unsigned flag;
 static _Atomic pid_t waiting[2];
-
-static char state_of(pid_t tid)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return '?';
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
-}
 
 /* Waits for the flag in its section, on a raw futex. */
 static void *waits_for_flag(void *arg)
@@ -62,9 +50,7 @@ static void until_sleeping(int i)
 {
 	while (!atomic_load(&waiting[i]))
 		usleep(500);
-	for (int k = 0; k < 5000 && state_of(atomic_load(&waiting[i])) != 'S'; k++)
-		usleep(1000);
-	usleep(5000);
+	wait_sleeping(atomic_load(&waiting[i]));
 }
 
 int main(void)

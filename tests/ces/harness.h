@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "../preload/check.h"
+#include "proc.h"
 
 #define MAX_SECTIONS 16
 
@@ -43,29 +44,6 @@ static _Atomic pid_t h_tid[MAX_SECTIONS];
 static bool h_is_ces;
 
 static pid_t raw_tid(void) { return (pid_t)syscall(SYS_gettid); }
-
-/* The scheduler state of thread tid ('S' sleeping, 'R' running...). */
-static char thread_state(pid_t tid)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return '?';
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
-/* Until thread tid sleeps (its lock call parked), at most 5 s. */
-static void wait_sleeping(pid_t tid)
-{
-	for (int i = 0; i < 5000 && thread_state(tid) != 'S'; i++)
-		usleep(1000);
-	usleep(2000);
-}
 
 typedef void (*section_fn)(int id);
 

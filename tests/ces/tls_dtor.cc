@@ -13,6 +13,7 @@
 extern "C" {
 #include "../preload/check.h"
 }
+#include "proc.h"
 
 static pid_t raw_tid() { return (pid_t)syscall(SYS_gettid); }
 
@@ -28,20 +29,6 @@ struct marker {
 	}
 };
 static thread_local marker mark;
-
-static char state_of(pid_t tid)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return '?';
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : '?';
-}
 
 static void *waiter(void *)
 {
@@ -59,9 +46,7 @@ int main()
 	pthread_create(&t, nullptr, waiter, nullptr);
 	while (!home_tid)
 		usleep(500);
-	for (int i = 0; i < 5000 && state_of(home_tid) != 'S'; i++)
-		usleep(1000);
-	usleep(2000);
+	wait_sleeping(home_tid);
 	pthread_mutex_unlock(&m);
 	pthread_join(t, nullptr);
 	CHECK_EQ(dtor_tid.load(), home_tid.load(),
