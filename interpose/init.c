@@ -135,6 +135,7 @@ static void configure_hooks(const struct ls_lock_ops *b)
 {
 	unsigned order = atomic_load_explicit(&ls_opt_deadlock, memory_order_relaxed);
 	unsigned hang = atomic_load_explicit(&ls_opt_hang_ms, memory_order_relaxed);
+	bool by_default = hang == LS_OPT_UINT_WORD && order == LS_ORDER_OFF;
 	if (hang == LS_OPT_UINT_WORD)
 		hang = order != LS_ORDER_OFF ? 2000 : b->hang_ms_default;
 	unsigned hooks = ls_observing() ? LS_HOOK_STATS : 0;
@@ -143,6 +144,7 @@ static void configure_hooks(const struct ls_lock_ops *b)
 			.order = order,
 			.hang_ms = hang,
 			.backend = ls_active_name,
+			.with_threads = by_default,
 		};
 		ls_watch_configure(&watch_settings);
 		hooks |= LS_HOOK_WATCH;

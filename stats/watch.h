@@ -47,6 +47,11 @@ struct ls_watch_settings {
 	unsigned order;       /* LS_ORDER_* */
 	unsigned hang_ms;     /* 0: no hang watchdog */
 	const char *backend;  /* the mutex backend's name, for the reports */
+	/* Start the watchdog with the program's second thread, not in the
+	 * constructor: set when only the backend's default turned it on
+	 * (ces), whose hangs need two threads, so that a single-threaded
+	 * program keeps glibc's single-threaded shortcuts. */
+	bool with_threads;
 };
 void ls_watch_configure(const struct ls_watch_settings *s);
 
@@ -55,6 +60,7 @@ void ls_watch_constructor(void); /* the library's constructor: starts the watchd
 void ls_watch_exit(void);        /* the library's destructor: pending reports */
 void ls_watch_after_fork(void);  /* fork child: this thread's record only */
 void ls_watch_thread_exit(void); /* thread exit (the thread-record key's destructor) */
+void ls_watch_thread_create(void); /* pthread_create, before the new thread exists */
 
 /* ---- the per-thread record ---- */
 

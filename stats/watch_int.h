@@ -35,6 +35,7 @@ struct ls_watch_config {
 	unsigned order;      /* LS_ORDER_* */
 	unsigned hang_ms;    /* 0: no watchdog checks */
 	const char *backend;
+	bool with_threads;   /* the watchdog starts with the second thread */
 	uint64_t start_ns;   /* CLOCK_MONOTONIC at configuration */
 	uint64_t start_real_ns;
 };
@@ -115,6 +116,8 @@ void ls_order_counts(struct ls_order_counts *c);
 /* ---- watchdog.c ---- */
 
 void ls_watchdog_start(void);
+/* Starts it unless it runs or is stopping; cheap when it runs. */
+void ls_watchdog_ensure(void);
 /* A fork child's watchdog starts at its first wait in the program's own
  * code (not inside a preloaded allocator's lock, where starting a thread
  * would enter malloc again). */

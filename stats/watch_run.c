@@ -21,6 +21,7 @@ void ls_watch_configure(const struct ls_watch_settings *s)
 		.order = s->order,
 		.hang_ms = s->hang_ms,
 		.backend = s->backend,
+		.with_threads = s->with_threads,
 		.start_ns = (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec,
 		.start_real_ns = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec,
 	};
@@ -39,7 +40,18 @@ void ls_watch_constructor(void)
 	 * of lockswap itself, whose frames they leave out. */
 	if (ls_watch_cfg.order != LS_ORDER_OFF && !ls_stats_unwind_available())
 		ls_stats_unwind_warm();
-	ls_watchdog_start();
+	if (!ls_watch_cfg.with_threads)
+		ls_watchdog_start();
+}
+
+/* With the program's second thread (watch.h with_threads), or with the
+ * first one a fork child creates (ls_watchdog_after_fork left it off):
+ * from the creating thread, before glibc makes the new one, so that the
+ * watchdog is the program's second thread, never racing its first. */
+void ls_watch_thread_create(void)
+{
+	if (ls_watch_active() && ls_watch_cfg.hang_ms)
+		ls_watchdog_ensure();
 }
 
 void ls_watch_exit(void)

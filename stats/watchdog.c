@@ -335,6 +335,15 @@ void ls_watchdog_start(void)
 	spawn();
 }
 
+void ls_watchdog_ensure(void)
+{
+	if (atomic_load_explicit(&running, memory_order_relaxed) ||
+	    atomic_load_explicit(&stopping, memory_order_relaxed))
+		return;
+	atomic_store(&child_wants, false);
+	ls_watchdog_start();
+}
+
 void ls_watchdog_maybe_start(uintptr_t site)
 {
 	if (!atomic_load_explicit(&child_wants, memory_order_relaxed) || site < exe_lo ||

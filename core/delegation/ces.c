@@ -149,12 +149,13 @@ static struct ls_qnode *pop(struct ls_ces *l)
 static uint32_t run_away(struct ls_ces *l, struct ls_home *w, struct ls_home *self)
 {
 	w->host = self;
-	w->away = true;
+	/* release: a signal handler that sees away finds host (home.h). */
+	atomic_store_explicit(&w->away, true, memory_order_release);
 	atomic_fetch_or_explicit(&l->word, LS_CES_AWAY, memory_order_relaxed);
 	ls_fiber_switch(&w->delegate, w->ctx);
 	/* w's context is saved again, running nowhere until its own thread
 	 * resumes it: a signal for it must wait for it there. */
-	w->away = false;
+	atomic_store_explicit(&w->away, false, memory_order_relaxed);
 	atomic_fetch_and_explicit(&l->word, ~(uint32_t)LS_CES_AWAY, memory_order_relaxed);
 	return w->result;
 }
@@ -290,7 +291,7 @@ static void release_or_pass(struct ls_ces *l, bool may_run)
 void ls_ces_unlock_slow(struct ls_ces *l)
 {
 	struct ls_home *h = ls_home_current;
-	if (h && h->away && h->lock == l) {
+	if (h && atomic_load_explicit(&h->away, memory_order_relaxed) && h->lock == l) {
 		/* The end of a delegated section: back to the delegate, which
 		 * goes on with its batch; our own thread resumes us here. */
 		h->result = LS_AWAY_DONE;
@@ -303,7 +304,7 @@ void ls_ces_unlock_slow(struct ls_ces *l)
 	/* A context that is away never runs others' sections: its delegate
 	 * is waiting for it.  Nor does one that holds a lock owned by its
 	 * kernel thread: a section could wait for that lock (home.h). */
-	release_or_pass(l, delegating() && !(h && h->away) && ls_home_pins == 0);
+	release_or_pass(l, delegating() && !ls_away() && ls_home_pins == 0);
 	ls_wait_exit(&sc);
 }
 
@@ -387,7 +388,7 @@ static int wait_delegable(struct ls_ces *l, struct ls_qnode *n, struct ls_home *
 	struct park_args a = { l, n };
 	h->parked = true;
 	ls_fiber_start(&h->ctx, h->stack_top, park_home, &a);
-	if (h->away) {
+	if (atomic_load_explicit(&h->away, memory_order_relaxed)) {
 		/* Running on a delegate: the section starts when we return. */
 		const struct ls_home_hooks *k = ls_home_hooks;
 		h->left_home = true;

@@ -80,9 +80,11 @@ struct ls_home {
 	uint32_t result;      /* LS_AWAY_DONE / LS_AWAY_BACK, set before switching back */
 	uint32_t reason;      /* enum ls_home_reason, with LS_AWAY_BACK */
 	/* The context runs on a delegate now: set by the delegate before it
-	 * switches to the context, cleared as soon as it is back, so that a
-	 * signal never follows the context to a delegate it has left. */
-	bool away;
+	 * switches to the context (release: `host` is written before it),
+	 * cleared as soon as it is back, so that a signal never follows the
+	 * context to a delegate it has left.  Read by the context itself and
+	 * by signal handlers on other threads (home_signal.c, acquire). */
+	_Atomic bool away;
 	/* The embedder's leave_home ran (the context went away once in this
 	 * wait): back_home is owed when it is home again. */
 	bool left_home;
@@ -150,7 +152,7 @@ static inline const void *ls_home_tp(void)
 static inline bool ls_away(void)
 {
 	struct ls_home *h = ls_home_current;
-	return h && __builtin_expect(h->away, 0);
+	return h && __builtin_expect(atomic_load_explicit(&h->away, memory_order_relaxed), 0);
 }
 
 /* If away: go home (see above) and return there.  Otherwise nothing. */

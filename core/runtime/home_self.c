@@ -47,7 +47,8 @@ struct ls_home *ls_home_self(void)
 	h = t->home;
 	/* A reused block is a new thread's: its kernel thread, nothing kept. */
 	h->tid = ls_sys_gettid();
-	h->parked = h->away = h->left_home = h->interrupted = h->mask_dirty = false;
+	h->parked = h->left_home = h->interrupted = h->mask_dirty = false;
+	atomic_store_explicit(&h->away, false, memory_order_relaxed);
 	/* The thread's alternate stack as the kernel has it now (set before
 	 * lockswap saw the thread, or never: SS_DISABLE). */
 	if (ls_sys6(SYS_sigaltstack, 0, (long)&h->alt, 0, 0, 0, 0) != 0)

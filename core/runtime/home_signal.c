@@ -98,7 +98,9 @@ static bool taggable(const siginfo_t *si)
  * the signal lands; the receiver routes it again. */
 static void forward(struct ls_home *x, int sig, const siginfo_t *si)
 {
-	struct ls_home *host = x->away ? x->host : NULL;
+	/* acquire: pairs with the delegate's release of away, after host. */
+	struct ls_home *host =
+	        atomic_load_explicit(&x->away, memory_order_acquire) ? x->host : NULL;
 	ls_sys_tgsigqueueinfo(ls_sys_getpid(), host ? host->tid : x->tid, sig, si);
 }
 
@@ -149,7 +151,8 @@ bool ls_home_signal_route(int sig, siginfo_t *si, void *ucontext,
 		if (h->withdraw && h->withdraw(h)) {
 			h->interrupted = true;
 			ls_delegation_count_interrupted();
-		} else if (h->away && (target || taggable(si))) {
+		} else if (atomic_load_explicit(&h->away, memory_order_acquire) &&
+		           (target || taggable(si))) {
 			if (!target)
 				ls_home_signal_tag(si, h);
 			forward(h, sig, si);

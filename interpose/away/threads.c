@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../../stats/watch.h"
+#include "../active.h"
 #include "../export.h"
 #include "away.h"
 
@@ -34,6 +36,8 @@ LS_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*f
                              void *arg)
 {
 	ls_go_home(LS_BACK_FORK);
+	if (ls_watching())
+		ls_watch_thread_create();
 	if (!ls_home_delegating)
 		return GLIBC(pthread_create)(t, attr, fn, arg);
 	struct start *s = malloc(sizeof *s);
