@@ -3,6 +3,7 @@
 #include "wrapper.h"
 
 #include "../core/wrap/slice.h"
+#include "../core/wrap/slice_futex.h"
 #include "../core/wrap/slice_share.h"
 
 #define ABOUT "lock slices around INNER: a contended lock is owned for LOCKSWAP_SLICE_US of hold time by one thread, then handed to the oldest waiter; open (INNER alone) where slices do not pay"
@@ -23,16 +24,56 @@ static const struct ls_option slice_settings[] = {
 	LS_SETTINGS_END
 };
 
-#define LS_WRAPPER_INNER(name, algo) \
-	LS_WRAPPER_OVER(slice_over_##name, slice, algo, ABOUT, slice_compose, DEFAULT_INNER);
-#include "wrapper_inners.h"
-#undef LS_WRAPPER_INNER
+/* The inner locks of backends/wrapper_inners.h but futex, each with a
+ * table of its own (the wrapper's verbs over the inner lock's, inlined):
+ * slice:futex, the default, is the futex word with the slice's
+ * reservation in it (below). */
+LS_WRAPPER_OVER(slice_over_tts, slice, tts, ABOUT, slice_compose, DEFAULT_INNER);
+LS_WRAPPER_OVER(slice_over_ticket, slice, ticket, ABOUT, slice_compose, DEFAULT_INNER);
+LS_WRAPPER_OVER(slice_over_mcs, slice, mcs, ABOUT, slice_compose, DEFAULT_INNER);
+LS_WRAPPER_OVER(slice_over_queued, slice, queued, ABOUT, slice_compose, DEFAULT_INNER);
 LS_WRAPPER_ANY(ls_backend_slice, slice, ABOUT, slice_compose, DEFAULT_INNER);
 
+/* slice:futex (core/wrap/slice_futex.h): the reservation in the lock word,
+ * so the uncontended path is the futex lock's, with a single-threaded
+ * table (plain loads and stores while the process has one thread). */
+_Static_assert(sizeof(struct ls_slice_futex) <= LS_LOCK_STATE_BYTES, "slice:futex fits");
+static int slice_lock(void *s) { return ls_slice_futex_lock(s); }
+static int slice_trylock(void *s) { return ls_slice_futex_trylock(s); }
+static int slice_timedlock(void *s, clockid_t c, const struct timespec *t)
+{
+	return ls_slice_futex_timedlock(s, c, t);
+}
+static void slice_unlock(void *s) { ls_slice_futex_unlock(s); }
+static void slice_unlock_to_wait(void *s) { ls_slice_futex_unlock_to_wait(s); }
+static bool slice_is_locked(void *s) { return ls_slice_futex_is_locked(s); }
+static bool slice_lock_plain(void *s) { return ls_slice_futex_lock_plain(s); }
+static bool slice_unlock_plain(void *s) { return ls_slice_futex_unlock_plain(s); }
+LS_SINGLE_TABLE(slice, ABOUT);
+const struct ls_lock_ops ls_backend_slice_futex = {
+	.name = "slice",
+	.about = ABOUT,
+	.state_size = LS_WRAPPER_WORD_BYTES,
+	.lock = slice_lock,
+	.trylock = slice_trylock,
+	.timedlock = slice_timedlock,
+	.unlock = slice_unlock,
+	.unlock_to_wait = slice_unlock_to_wait,
+	.is_locked = slice_is_locked,
+	.lock_plain = slice_lock_plain,
+	.unlock_plain = slice_unlock_plain,
+	.single = &slice_single,
+	.compose = slice_compose,
+	.default_inner = DEFAULT_INNER,
+	.settings = slice_settings,
+};
+
 static const struct ls_wrapper_over slice_over[] = {
-#define LS_WRAPPER_INNER(name, algo) { #name, &slice_over_##name },
-#include "wrapper_inners.h"
-#undef LS_WRAPPER_INNER
+	{ "futex", &ls_backend_slice_futex },
+	{ "tts", &slice_over_tts },
+	{ "ticket", &slice_over_ticket },
+	{ "mcs", &slice_over_mcs },
+	{ "queued", &slice_over_queued },
 };
 
 static const struct ls_lock_ops *slice_compose(const struct ls_lock_ops *inner)

@@ -40,14 +40,18 @@ static bool read_held(void *s)
 	                                              memory_order_relaxed)) != 0;
 }
 
+#define LOCKABLE(lk, try, timed, unl)                                                         \
+	{ .lock = lk, .trylock = try, .timedlock = timed, .unlock = unl, .is_locked = held,   \
+	  .shared = read_held }
+
 const struct ls_lockable ls_rwslice_rd[2] = {
-	{ rd_lock_0, rd_try_0, rd_timed_0, unlock_0, held, read_held },
-	{ rd_lock_1, rd_try_1, rd_timed_1, unlock_1, held, read_held },
+	LOCKABLE(rd_lock_0, rd_try_0, rd_timed_0, unlock_0),
+	LOCKABLE(rd_lock_1, rd_try_1, rd_timed_1, unlock_1),
 };
 
 const struct ls_lockable ls_rwslice_wr[2] = {
-	{ wr_lock_0, wr_try, wr_timed_0, unlock_0, held, read_held },
-	{ wr_lock_1, wr_try, wr_timed_1, unlock_1, held, read_held },
+	LOCKABLE(wr_lock_0, wr_try, wr_timed_0, unlock_0),
+	LOCKABLE(wr_lock_1, wr_try, wr_timed_1, unlock_1),
 };
 
 void ls_rwslice_owner_unlock(struct ls_rwslice *l, unsigned flags)

@@ -124,18 +124,37 @@ static uint32_t epoch_now(void)
 	return atomic_load_explicit(&ls_fork_epoch, memory_order_relaxed) & 0x7fu;
 }
 
-/* Fork child: open, nobody queued, this epoch. */
-static uint64_t renew(struct ls_slice *r, uint64_t w)
+/* Fork child: open, nobody queued, this epoch (and the inner lock's
+ * reservation cleared). */
+static uint64_t renew(struct ls_slice *r, const struct ls_lockable *in, void *inner, uint64_t w)
 {
 	uint32_t e = epoch_now();
 	while (ls_slice_epoch_of(w) != e) {
 		uint64_t nw = (uint64_t)e << LS_SL_EPOCH_SHIFT;
 		/* relaxed: orders no data (the inner lock does). */
 		if (atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_relaxed,
-		                                          memory_order_relaxed))
+		                                          memory_order_relaxed)) {
+			ls_slice_mirror(r, in, inner);
 			return nw;
+		}
 	}
 	return w;
+}
+
+void ls_slice_mirror(struct ls_slice *r, const struct ls_lockable *in, void *inner)
+{
+	if (!in->reserve)
+		return;
+	/* seq_cst loads around the reserve's seq_cst RMW: in their single
+	 * order, the last reserve made is followed by its own re-check, so
+	 * it matches OWNED as of then, and a later change of OWNED brings a
+	 * later mirror. */
+	for (int round = 0; round < 4; round++) {
+		bool on = atomic_load_explicit(&r->word, memory_order_seq_cst) & LS_SL_OWNED;
+		in->reserve(inner, on);
+		if (((atomic_load_explicit(&r->word, memory_order_seq_cst) & LS_SL_OWNED) != 0) == on)
+			return;
+	}
 }
 
 /* The calling thread's CPU time and involuntary context switches (it was
@@ -276,7 +295,7 @@ static bool pays(const struct ls_slice_self *s, uint64_t now, bool final)
  *     n-g >= k                                                    share it; wake g..g+k
  *   not paying      (g, n, OWNED)       -> (n, n, QUIET)       flushed, quiet = now + ~64 ms;
  *                                                              wake g..n-1 */
-static void end_slice(struct ls_slice *r, bool paying)
+static void end_slice(struct ls_slice *r, const struct ls_lockable *in, void *inner, bool paying)
 {
 	ls_slice_self.lock = NULL;
 	uint32_t k = ls_slice_group_size();
@@ -285,7 +304,7 @@ static void end_slice(struct ls_slice *r, bool paying)
 	int ev;
 	do {
 		if (ls_slice_epoch_of(w) != epoch_now()) {
-			renew(r, w);
+			renew(r, in, inner, w);
 			return;
 		}
 		uint32_t queue = ls_slice_queue_of(w);
@@ -312,6 +331,10 @@ static void end_slice(struct ls_slice *r, bool paying)
 		 * with the waiter's seq_cst re-check of grant. */
 	} while (!atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_seq_cst,
 	                                                memory_order_relaxed));
+	/* Before the wake-ups: a woken waiter let go should find the lock
+	 * open, not reserved for a slice that has ended. */
+	if (!(nw & LS_SL_OWNED))
+		ls_slice_mirror(r, in, inner);
 	traced(r, ev, from & LS_SL_TICKET_MASK, ev == LS_SL_TRACE_GROUP ? served_n : 0);
 	if (ev == LS_SL_TRACE_HANDOVER || ev == LS_SL_TRACE_GROUP)
 		LS_PROBE3(slice_handover, r, from & LS_SL_TICKET_MASK, served_n);
@@ -336,7 +359,7 @@ static void end_slice(struct ls_slice *r, bool paying)
  * one seat's end in LS_SLICE_GROUP_RENEW starts a new group instead (the k
  * oldest again, ls_slice_unlock_end), which bounds how long a seat can
  * stay lost to a member that went elsewhere. */
-static void pass_seat(struct ls_slice *r)
+static void pass_seat(struct ls_slice *r, const struct ls_lockable *in, void *inner)
 {
 	uint32_t gen = ls_slice_self.gen;
 	ls_slice_self.lock = NULL;
@@ -345,7 +368,7 @@ static void pass_seat(struct ls_slice *r)
 	int ev;
 	do {
 		if (ls_slice_epoch_of(w) != epoch_now()) {
-			renew(r, w);
+			renew(r, in, inner, w);
 			return;
 		}
 		if (!(w & LS_SL_OWNED) || ls_slice_gen_of(w) != gen)
@@ -359,6 +382,8 @@ static void pass_seat(struct ls_slice *r)
 		/* seq_cst: moves grant (core/runtime/twa.h). */
 	} while (!atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_seq_cst,
 	                                                memory_order_relaxed));
+	if (!(nw & LS_SL_OWNED))
+		ls_slice_mirror(r, in, inner);
 	traced(r, ev, from & LS_SL_TICKET_MASK, 0);
 	wake_range(r, from, to);
 }
@@ -366,20 +391,27 @@ static void pass_seat(struct ls_slice *r)
 /* The caller's slice of r ends before its time (it released the inner
  * lock at `now`, or 0: it does not hold it): a member passes its seat, an
  * only owner hands the slice on (or lets go, as end_slice decides). */
-static void leave_early(struct ls_slice *r, uint64_t now)
+static void leave_early(struct ls_slice *r, const struct ls_lockable *in, void *inner,
+                        uint64_t now)
 {
 	if (ls_slice_self.group)
-		pass_seat(r);
+		pass_seat(r, in, inner);
 	else
-		end_slice(r, now == 0 || pays(&ls_slice_self, now, true));
+		end_slice(r, in, inner, now == 0 || pays(&ls_slice_self, now, true));
 }
 
 void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void *inner,
                          uint64_t now)
 {
+	in->unlock(inner);
+	ls_slice_released_end(r, in, inner, now);
+}
+
+void ls_slice_released_end(struct ls_slice *r, const struct ls_lockable *in, void *inner,
+                           uint64_t now)
+{
 	struct ls_slice_self *s = &ls_slice_self;
 	bool spent = ls_slice_spent(s, now);
-	in->unlock(inner);
 	bool waited = ls_slice_queue_of(atomic_load_explicit(&r->word, memory_order_relaxed));
 	if (s->group) {
 		/* A member's gaps are long (that is why it is in a group):
@@ -393,11 +425,11 @@ void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void 
 		if (ls_slice_gen_of(w) != s->gen)
 			s->lock = NULL; /* an earlier group's seat: a later group took it */
 		else if (short_gaps(s))
-			end_slice(r, true);
+			end_slice(r, in, inner, true);
 		else if (ls_slice_rand(s) % LS_SLICE_GROUP_RENEW == 0)
-			end_slice(r, false); /* a new group (see LS_SLICE_GROUP_RENEW) */
+			end_slice(r, in, inner, false); /* a new group (see LS_SLICE_GROUP_RENEW) */
 		else
-			pass_seat(r);
+			pass_seat(r, in, inner);
 		ls_wait_exit(&sc);
 		return;
 	}
@@ -408,7 +440,7 @@ void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void 
 	/* Quiet: an unlock is no cancellation point, and a wake must not be
 	 * cut from the grant it announces. */
 	ls_wait_enter_quiet(&sc);
-	end_slice(r, paying);
+	end_slice(r, in, inner, paying);
 	ls_wait_exit(&sc);
 }
 
@@ -440,9 +472,9 @@ void ls_slice_unlock_to_wait(struct ls_slice *r, const struct ls_lockable *in, v
 	 * from 0.49x / 0.19x glibc at 8 / 32 threads to 2.85x / 1.76x
 	 * (min share 0.94 at 32; docs/results.md, "The default"). */
 	if (ls_slice_self.group)
-		pass_seat(r);
+		pass_seat(r, in, inner);
 	else
-		end_slice(r, false);
+		end_slice(r, in, inner, false);
 	ls_wait_exit(&sc);
 }
 
@@ -542,7 +574,7 @@ static void leave_slice(void *arg)
 	if (x->queued && give_back(x->r, x->t, &w) && turn_of(x->r, w, x->t) == TURN_OWNER)
 		x->owner = true;
 	if (x->owner)
-		leave_early(x->r, 0);
+		leave_early(x->r, x->in, x->inner, 0);
 }
 
 /* Coarse time now, 7 bits (units of 2^20 ns). */
@@ -618,6 +650,9 @@ static int watch(const struct leave_ctx *x)
 	                                                memory_order_relaxed));
 	if (!(w & LS_SL_MARKED))
 		return -1; /* the watch has begun */
+	/* Flushed: no slice now; taken over: the new owner's (a missing
+	 * reservation, lost to a race, comes back here too). */
+	ls_slice_mirror(r, x->in, x->inner);
 	/* Flushed: a ghost, or an owner that never ran, behind sharers. */
 	if ((w & LS_SL_GHOST) || !(w & LS_SL_RUN)) {
 		traced(r, w & LS_SL_GHOST ? LS_SL_TRACE_FLUSH_GHOST : LS_SL_TRACE_FLUSH_SHARED, t, 0);
@@ -675,7 +710,7 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 			return turn_of(r, w, x->t);
 		}
 		if (forked) {
-			renew(r, w);
+			renew(r, x->in, x->inner, w);
 			return TURN_PLAIN;
 		}
 		if (head && pr == ETIMEDOUT) {
@@ -732,7 +767,7 @@ static int arrive(struct leave_ctx *x)
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
 	for (;;) {
 		if (ls_slice_epoch_of(w) != epoch_now())
-			w = renew(r, w);
+			w = renew(r, x->in, x->inner, w);
 		if (ls_slice_mine(r, w))
 			return TURN_OWNER;
 		if (ls_slice_self.lock == r)
@@ -754,6 +789,7 @@ static int arrive(struct leave_ctx *x)
 		                                          memory_order_relaxed)) {
 			if (turn == TURN_OWNER) {
 				own(r, ls_slice_gen_of(nw), false);
+				ls_slice_mirror(r, x->in, x->inner);
 				traced(r, LS_SL_TRACE_OPENED, UINT32_MAX, 0);
 			} else {
 				x->t = ls_slice_next_of(w);
@@ -797,7 +833,7 @@ int ls_slice_acquire(struct ls_slice *r, const struct ls_lockable *in, void *inn
 				owner_running(r);
 			}
 		} else if (ret != 0 && x.owner) {
-			leave_early(r, 0); /* a timed-out owner passes the slice on */
+			leave_early(r, in, inner, 0); /* a timed-out owner passes the slice on */
 		}
 	}
 	ls_wait_pop(&f);
@@ -823,4 +859,30 @@ int ls_slice_trylock(struct ls_slice *r, const struct ls_lockable *in, void *inn
 	 * gets the lock whenever the inner lock is free (the owner is away),
 	 * as with glibc; exclusion stays the inner lock's. */
 	return in->trylock(inner) == 0 ? 0 : EBUSY;
+}
+
+/* ---- an inner lock that keeps the reservation (slice.h) --------------- */
+
+bool ls_slice_owns_another(const struct ls_slice *r)
+{
+	return owns_another(r);
+}
+
+int ls_slice_take_reserved_other(struct ls_slice *r, const struct ls_lockable *in, void *inner,
+                                 uint64_t w, bool try)
+{
+	if (ls_slice_open(w) && ls_slice_epoch_of(w) == epoch_now()) {
+		/* No slice runs: the reservation is stale (a race between
+		 * two mirrors).  Clear it and keep the lock, as in an open
+		 * lock. */
+		ls_slice_mirror(r, in, inner);
+		return 0;
+	}
+	/* A trylock gets the lock whenever it is free (ls_slice_trylock);
+	 * the owner of another lock's slice never queues here (arrive
+	 * would send it to the inner lock, which it holds). */
+	if (try || owns_another(r))
+		return 0;
+	in->unlock(inner);
+	return EBUSY;
 }

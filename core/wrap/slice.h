@@ -285,6 +285,9 @@ int ls_slice_trylock(struct ls_slice *r, const struct ls_lockable *in, void *inn
 /* The owner's unlock once its budget is spent or the probe is due. */
 void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void *inner,
                          uint64_t now);
+/* The same after the owner has released the inner lock itself. */
+void ls_slice_released_end(struct ls_slice *r, const struct ls_lockable *in, void *inner,
+                           uint64_t now);
 
 /* The holder is about to block (a condvar wait): it will not be back
  * soon, so its slice, if it owns one, ends with the unlock (as one that
@@ -411,6 +414,65 @@ static inline void ls_slice_unlock(struct ls_slice *r, const struct ls_lockable 
 		return;
 	}
 	in->unlock(inner);
+}
+
+/* ---- an inner lock that keeps the reservation (lockable.h `reserve`) ----
+ * Its own fast path takes and releases it, and reads its reservation to
+ * learn that a slice runs (slice_futex.h); these are the slice's part. */
+
+/* Set the inner lock's reservation to the slice word's OWNED: after every
+ * change of OWNED, by the thread that made it, and wherever a slow path
+ * finds the two disagree.  Re-checks OWNED after its own change, so that
+ * of two threads that change OWNED one after the other, the later one's
+ * value stays (a few rounds at most; what a race leaves wrong costs a
+ * moment's fairness or speed: slice_futex.h). */
+void ls_slice_mirror(struct ls_slice *r, const struct ls_lockable *in, void *inner);
+
+/* The caller owns a slice of a lock other than r (slice.c owns_another). */
+bool ls_slice_owns_another(const struct ls_slice *r);
+
+/* Not the owner (ls_slice_take_reserved): keep the lock or let it go. */
+int ls_slice_take_reserved_other(struct ls_slice *r, const struct ls_lockable *in, void *inner,
+                                 uint64_t w, bool try);
+
+/* The caller has just taken the free inner lock of r and found it
+ * reserved: a slice runs.  0: it keeps the lock: it owns the slice (an
+ * acquisition of the slice, accounted as ls_slice_lock's owner path does,
+ * with the clock read after the take rather than before the call), owns
+ * another lock's slice (it never queues here: owns_another), is a trylock
+ * (a trylock never waits in line), or no slice runs after all (the
+ * reservation was stale: cleared).  EBUSY: it has released the lock
+ * again and must wait its turn (ls_slice_acquire). */
+static inline int ls_slice_take_reserved(struct ls_slice *r, const struct ls_lockable *in,
+                                         void *inner, bool try)
+{
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
+	if (__builtin_expect(ls_slice_mine(r, w), 1)) {
+		ls_slice_owner_enter();
+		ls_slice_owner_acquired(r);
+		return 0;
+	}
+	return ls_slice_take_reserved_other(r, in, inner, w, try);
+}
+
+/* The caller has just released the inner lock of r and found it reserved:
+ * if it owns the slice, the release is accounted as ls_slice_unlock's
+ * owner path does, and the slice ends when that would end it. */
+static inline void ls_slice_released_reserved(struct ls_slice *r, const struct ls_lockable *in,
+                                              void *inner)
+{
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
+	if (!ls_slice_mine(r, w)) {
+		if (ls_slice_open(w))
+			ls_slice_mirror(r, in, inner); /* stale: no slice runs */
+		return;
+	}
+	struct ls_slice_self *s = &ls_slice_self;
+	uint64_t now = ls_slice_owner_release();
+	if (ls_slice_queue_of(w) != 0 &&
+	    (now == 0 || (s->n != LS_SLICE_PROBE_N && !ls_slice_spent(s, now))))
+		return;
+	ls_slice_released_end(r, in, inner, now ? now : ls_ticks());
 }
 
 #endif
