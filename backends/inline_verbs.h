@@ -15,6 +15,7 @@
 
 #include "../core/mutex/futexlock.h"
 #include "../core/rwlock/rwfutex.h"
+#include "../core/rwlock/rwslice.h"
 #include "../core/wrap/slice_futex.h"
 #include "backend.h"
 #include "rwlock.h"
@@ -86,6 +87,7 @@ static inline void ls_slice_futex_inline_unclaim(void *s, uint32_t me)
 #endif
 
 extern const struct ls_rwlock_ops ls_rwlock_backend_futex; /* rwlock_futex.c */
+extern const struct ls_rwlock_ops ls_rwlock_backend_slice;  /* rwlock_slice.c */
 
 /* The read try without its back-out: 0, EAGAIN, or LS_RW_RAISED_BLOCKED,
  * after which the caller owes the back-out below (out of line: its
@@ -104,6 +106,21 @@ static inline int ls_rwlock_futex_inline_backout(void *s)
 static inline void ls_rwlock_futex_inline_unlock(void *s, unsigned flags)
 {
 	ls_rwlock_unlock(s, flags);
+}
+
+/* The slice rwlock (core/rwlock/rwslice.h): its read lock's fetch_add,
+ * done when the word it found lets a reader straight in; its unlock. */
+static inline bool ls_rwslice_inline_rd(void *s, unsigned flags, uint64_t *old)
+{
+	struct ls_rwslice *l = s;
+	/* acquire: as ls_rwslice_rdlock. */
+	*old = atomic_fetch_add_explicit(&l->inner.word, LS_RW_READER, memory_order_acquire);
+	return ls_rwslice_rd_clear(*old, flags);
+}
+
+static inline void ls_rwslice_inline_unlock(void *s, unsigned flags)
+{
+	ls_rwslice_unlock(s, flags);
 }
 
 #endif
