@@ -82,8 +82,8 @@ static inline int ls_rwslice_join_readers(struct ls_rwslice *l, unsigned flags)
  * CAS, from a word with no holder and no reservation.  Anything else goes
  * out of line (rwslice.c), where the slice decides: the owner's
  * acquisitions are accounted, a reader joins readers that hold the lock,
- * anyone else queues.  A read lock+unlock pair went from 107 to N
- * instructions, a write pair from 144 to N (callgrind, a second thread
+ * anyone else queues.  A read lock+unlock pair went from 106 to 87
+ * instructions, a write pair from 144 to 113 (callgrind, a second thread
  * alive; glibc's own through the pass-through 105 / 128: docs/results.md,
  * "The default you can leave on"). */
 #define LS_RWSLICE_RD_STOP (LS_RW_WRITER | LS_RW_RESERVED)
