@@ -2,9 +2,13 @@
  * then the inner lock's state (backends/wrapper.h). */
 #include "wrapper.h"
 
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "../core/wrap/slice.h"
 #include "../core/wrap/slice_futex.h"
 #include "../core/wrap/slice_share.h"
+#include "../core/runtime/say.h"
 
 #define ABOUT "lock slices around INNER: a contended lock is owned for LOCKSWAP_SLICE_US of hold time by one thread, then handed to the oldest waiter; open (INNER alone) where slices do not pay"
 #define DEFAULT_INNER "futex"
@@ -19,10 +23,34 @@ static const struct ls_option slice_settings[] = {
 		"slice: keep slices whose owner came back slowly when it was preempted and got under half a CPU (no CPU was free for the parallel work a slice gives up)")
 	LS_SETTING(SLICE_SEATS, UINT, "0", 0, 4096, "auto", &ls_slice_seats,
 		"slice: groups, where the lock is not the bottleneck but more threads wait than this: the lock is held by a group of this many threads at a time, rotated in FIFO order (fairer there, about 10% slower); auto: the CPUs the process may use + 1; 0 or 1: no groups (the lock stays open there)")
+	LS_SETTING(SLICE_COUNTS, BOOL, "off", 0, 1, "", &ls_slice_counts_on,
+		"slice: print what the slices did (opened, handed over, ended as not paying, by a condvar wait, taken over; acquisitions and microseconds per slice) to stderr at exit")
 	LS_SETTING(SLICE_SHARES, CHOICE, "equal", 0, 0, "equal|nice", &ls_slice_shares,
 		"slice: equal slices for every thread, or each thread's slice scaled by its nice value relative to the main thread's (1.25x per step, as CFS weights; at most 15 steps either way), so hold-time shares follow CPU shares")
 	LS_SETTINGS_END
 };
+
+/* One line, so a script can take it apart: `key=value` pairs. */
+__attribute__((destructor)) static void slice_print_counts(void)
+{
+	if (!atomic_load_explicit(&ls_slice_counts_on, memory_order_relaxed))
+		return;
+	struct ls_slice_counts *c = &ls_slice_counts;
+#define V(f) atomic_load_explicit(&c->f, memory_order_relaxed)
+	uint64_t ended = V(handovers) + V(closed) + V(not_paying) + V(groups);
+	char line[640];
+	snprintf(line, sizeof line,
+	         "lockswap: slice counts: opened=%" PRIu64 " queued=%" PRIu64 " quiet=%" PRIu64
+	         " handovers=%" PRIu64 " closed=%" PRIu64 " not_paying=%" PRIu64
+	         " cond_ends=%" PRIu64 " takeovers=%" PRIu64 " flushes=%" PRIu64 " groups=%" PRIu64
+	         " seats=%" PRIu64 " backed_out=%" PRIu64 " acqs_per_slice=%" PRIu64
+	         " us_per_slice=%" PRIu64 "\n",
+	         V(opened), V(queued), V(quiet), V(handovers), V(closed), V(not_paying),
+	         V(cond_ends), V(takeovers), V(flushes), V(groups), V(seats), V(backed_out),
+	         ended ? V(acqs) / ended : 0, ended ? V(us) / ended : 0);
+#undef V
+	ls_say(line);
+}
 
 /* The inner locks of backends/wrapper_inners.h but futex, each with a
  * table of its own (the wrapper's verbs over the inner lock's, inlined):

@@ -15,6 +15,8 @@ _Atomic unsigned ls_slice_gap_ns = 300;
 _Atomic unsigned ls_slice_busy_pays = 1;
 _Atomic unsigned ls_slice_seats = 0;
 _Atomic(ls_slice_trace_fn) ls_slice_trace;
+_Atomic unsigned ls_slice_counts_on;
+struct ls_slice_counts ls_slice_counts;
 __thread struct ls_slice_self ls_slice_self __attribute__((tls_model("initial-exec")));
 
 #define NEXT_MASK (LS_SL_TICKET_MASK << LS_SL_NEXT_SHIFT)
@@ -29,11 +31,37 @@ unsigned ls_slice_group_size(void)
 	return k >= 2 ? k : 0;
 }
 
+/* LOCKSWAP_SLICE_COUNTS: add d to counter c (relaxed: a report, read at exit). */
+static void count(_Atomic uint64_t *c, uint64_t d)
+{
+	if (atomic_load_explicit(&ls_slice_counts_on, memory_order_relaxed))
+		atomic_fetch_add_explicit(c, d, memory_order_relaxed);
+}
+
+static void counted_event(int ev)
+{
+	struct ls_slice_counts *c = &ls_slice_counts;
+	switch (ev) {
+	case LS_SL_TRACE_OPENED: count(&c->opened, 1); break;
+	case LS_SL_TRACE_QUEUED: count(&c->queued, 1); break;
+	case LS_SL_TRACE_HANDOVER: count(&c->handovers, 1); break;
+	case LS_SL_TRACE_CLOSED: count(&c->closed, 1); break;
+	case LS_SL_TRACE_FLUSH_GAP: count(&c->not_paying, 1); break;
+	case LS_SL_TRACE_TAKEOVER: count(&c->takeovers, 1); break;
+	case LS_SL_TRACE_FLUSH_GHOST:
+	case LS_SL_TRACE_FLUSH_SHARED: count(&c->flushes, 1); break;
+	case LS_SL_TRACE_GROUP: count(&c->groups, 1); break;
+	case LS_SL_TRACE_SEAT: count(&c->seats, 1); break;
+	}
+}
+
 static void traced(struct ls_slice *r, int ev, uint32_t t, uint32_t ahead)
 {
 	ls_slice_trace_fn f = atomic_load_explicit(&ls_slice_trace, memory_order_relaxed);
 	if (f)
 		f(r, ev, t, ahead);
+	if (atomic_load_explicit(&ls_slice_counts_on, memory_order_relaxed))
+		counted_event(ev);
 }
 
 static uint64_t with_grant(uint64_t w, uint32_t g)
@@ -298,6 +326,11 @@ static bool pays(const struct ls_slice_self *s, uint64_t now, bool final)
 static void end_slice(struct ls_slice *r, const struct ls_lockable *in, void *inner, bool paying)
 {
 	ls_slice_self.lock = NULL;
+	if (atomic_load_explicit(&ls_slice_counts_on, memory_order_relaxed)) {
+		count(&ls_slice_counts.acqs, ls_slice_self.n);
+		count(&ls_slice_counts.us,
+		      ls_ticks_since(ls_slice_self.start, ls_ticks()) / ls_ticks_per_us());
+	}
 	uint32_t k = ls_slice_group_size();
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
 	uint32_t from, to, served_n;
@@ -471,6 +504,7 @@ void ls_slice_unlock_to_wait(struct ls_slice *r, const struct ls_lockable *in, v
 	 * one wake-up at a time.  MutexBench's condvar mode on 2 CPUs went
 	 * from 0.49x / 0.19x glibc at 8 / 32 threads to 2.85x / 1.76x
 	 * (min share 0.94 at 32; docs/results.md, "The default"). */
+	count(&ls_slice_counts.cond_ends, 1);
 	if (ls_slice_self.group)
 		pass_seat(r, in, inner);
 	else
@@ -776,8 +810,10 @@ static int arrive(struct leave_ctx *x)
 			return TURN_PLAIN;
 		int turn = -1;
 		if (ls_slice_open(w)) {
-			if (quiet(w))
+			if (quiet(w)) {
+				count(&ls_slice_counts.quiet, 1);
 				return TURN_PLAIN;
+			}
 			nw = with_next_gen(w | LS_SL_OWNED) & ~(LS_SL_QUIET | LS_SL_RUN | LS_SL_GROUP);
 			turn = TURN_OWNER;
 		} else {
@@ -884,5 +920,6 @@ int ls_slice_take_reserved_other(struct ls_slice *r, const struct ls_lockable *i
 	if (try || owns_another(r))
 		return 0;
 	in->unlock(inner);
+	count(&ls_slice_counts.backed_out, 1);
 	return EBUSY;
 }

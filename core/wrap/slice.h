@@ -199,6 +199,30 @@ enum {
 typedef void (*ls_slice_trace_fn)(const void *r, int event, uint32_t t, uint32_t ahead);
 extern _Atomic(ls_slice_trace_fn) ls_slice_trace;
 
+/* LOCKSWAP_SLICE_COUNTS (backends/slice.c): what the slices did in this
+ * process, summed over every lock, printed at exit: where they ran, how
+ * they ended, how long they lasted.  Counted only when on, and only at
+ * slice events (relaxed adds on these shared counters: a few per slice,
+ * never on an owner's acquisition). */
+struct ls_slice_counts {
+	_Atomic uint64_t opened;      /* slices opened by an arrival that found the lock held */
+	_Atomic uint64_t queued;      /* tickets taken (arrivals that waited in line) */
+	_Atomic uint64_t quiet;       /* arrivals sent to the inner lock by a quiet period */
+	_Atomic uint64_t handovers;   /* slices handed to the oldest waiter */
+	_Atomic uint64_t closed;      /* slices that ended with nobody waiting */
+	_Atomic uint64_t not_paying;  /* slices given up as not paying (queue let go, quiet) */
+	_Atomic uint64_t cond_ends;   /* ...of which ended by the owner's condvar wait */
+	_Atomic uint64_t takeovers;   /* stalled owners' slices taken over by the head */
+	_Atomic uint64_t flushes;     /* queues let go for an abandoned ticket or behind sharers */
+	_Atomic uint64_t groups;      /* group slices started */
+	_Atomic uint64_t seats;       /* seats passed in groups */
+	_Atomic uint64_t backed_out;  /* free but reserved locks let go by a non-owner */
+	_Atomic uint64_t acqs;        /* acquisitions inside ended slices */
+	_Atomic uint64_t us;          /* wall time of ended slices, microseconds */
+};
+extern _Atomic unsigned ls_slice_counts_on;
+extern struct ls_slice_counts ls_slice_counts;
+
 static inline uint32_t ls_slice_grant_of(uint64_t w)
 {
 	return (uint32_t)(w & LS_SL_TICKET_MASK);
