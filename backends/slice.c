@@ -24,7 +24,7 @@ static const struct ls_option slice_settings[] = {
 	LS_SETTING(SLICE_SEATS, UINT, "0", 0, 4096, "auto", &ls_slice_seats,
 		"slice: groups, where the lock is not the bottleneck but more threads wait than this: the lock is held by a group of this many threads at a time, rotated in FIFO order (fairer there, about 10% slower); auto: the CPUs the process may use + 1; 0 or 1: no groups (the lock stays open there)")
 	LS_SETTING(SLICE_COUNTS, BOOL, "off", 0, 1, "", &ls_slice_counts_on,
-		"slice: print what the slices did (opened, handed over, ended as not paying, by a condvar wait, taken over; acquisitions and microseconds per slice) to stderr at exit")
+		"slice: print what the slices did (opened, handed over, ended as not paying, by a condvar wait, taken over; acquisitions and microseconds per slice, and the time from a hand-over to the new owner's first acquisition) to stderr at exit")
 	LS_SETTING(SLICE_SHARES, CHOICE, "equal", 0, 0, "equal|nice", &ls_slice_shares,
 		"slice: equal slices for every thread, or each thread's slice scaled by its nice value relative to the main thread's (1.25x per step, as CFS weights; at most 15 steps either way), so hold-time shares follow CPU shares")
 	LS_SETTINGS_END
@@ -44,10 +44,11 @@ __attribute__((destructor)) static void slice_print_counts(void)
 	         " handovers=%" PRIu64 " closed=%" PRIu64 " not_paying=%" PRIu64
 	         " cond_ends=%" PRIu64 " takeovers=%" PRIu64 " flushes=%" PRIu64 " groups=%" PRIu64
 	         " seats=%" PRIu64 " backed_out=%" PRIu64 " acqs_per_slice=%" PRIu64
-	         " us_per_slice=%" PRIu64 "\n",
+	         " us_per_slice=%" PRIu64 " calls=%" PRIu64 " spins_won=%" PRIu64 " spins_lost=%" PRIu64 " spins_denied=%" PRIu64 " lead_ns=%" PRIu64 " ns_per_handover=%" PRIu64 "\n",
 	         V(opened), V(queued), V(quiet), V(handovers), V(closed), V(not_paying),
 	         V(cond_ends), V(takeovers), V(flushes), V(groups), V(seats), V(backed_out),
-	         ended ? V(acqs) / ended : 0, ended ? V(us) / ended : 0);
+	         ended ? V(acqs) / ended : 0, ended ? V(us) / ended : 0, V(calls),
+	         V(spins_won), V(spins_lost), V(spins_denied), V(leads) ? V(lead_ns) / V(leads) : 0, V(gaps) ? V(gap_ns) / V(gaps) : 0);
 #undef V
 	ls_say(line);
 }

@@ -155,14 +155,17 @@ struct ls_slice {
 struct ls_slice_self {
 	const struct ls_slice *lock; /* NULL: none */
 	uint32_t gen;                /* its generation (bits 32..39) */
-	uint32_t n;                  /* acquisitions in the slice */
+	uint64_t expect;             /* OWNED | gen, as the word has them while it owns
+	                              * the slice and no waiter has marked it */
+	uint32_t n;                  /* acquisitions in the slice, accounted at timed releases */
 	uint32_t gaps;               /* gaps timed (the first LS_SLICE_PROBE_N) */
 	uint32_t near;               /* of those, how many came back within the bar */
-	uint32_t skip;               /* untimed acquisitions before the next timed one */
-	uint32_t span;               /* acquisitions the next timed hold stands for */
+	uint32_t left;               /* acquisitions to the next timed one, itself included */
+	uint32_t stand;              /* acquisitions the next timed hold stands for */
 	uint32_t rng;                /* xorshift32 state: where the next sample falls */
 	bool timed;                  /* the current acquisition's hold is timed */
 	bool group;                  /* a member of a group slice, not its only owner */
+	bool called;                 /* the head has been called (ls_slice_call_head) */
 	uint64_t start;              /* ticks: the slice began */
 	uint64_t acq;                /* ticks: the current acquisition began */
 	uint64_t rel;                /* ticks: the last release */
@@ -219,6 +222,13 @@ struct ls_slice_counts {
 	_Atomic uint64_t backed_out;  /* free but reserved locks let go by a non-owner */
 	_Atomic uint64_t acqs;        /* acquisitions inside ended slices */
 	_Atomic uint64_t us;          /* wall time of ended slices, microseconds */
+	_Atomic uint64_t calls;       /* heads called ahead of a hand-over */
+	_Atomic uint64_t spins_won, spins_lost; /* called heads whose spin saw a move, or ran out */
+	_Atomic uint64_t spins_denied; /* ...or was not admitted (no CPU free for a spinner) */
+	_Atomic uint64_t lead_ns, leads;
+	_Atomic uint64_t gap_ns;      /* hand-over to the new owner's first acquisition, ns */
+	_Atomic uint64_t gaps;        /* ...hand-overs timed so */
+	_Atomic uint64_t last_handover; /* ticks of the latest hand-over (while counting) */
 };
 extern _Atomic unsigned ls_slice_counts_on;
 extern struct ls_slice_counts ls_slice_counts;
@@ -276,14 +286,15 @@ static inline bool ls_slice_mine(const struct ls_slice *r, uint64_t w)
 static inline void ls_slice_owner_enter(void)
 {
 	struct ls_slice_self *s = &ls_slice_self;
-	s->span++;
-	/* skip is 0 through the probe: own() clears it and only a timed
-	 * release past the probe sets it. */
-	if (s->skip != 0) {
-		s->skip--;
-		s->timed = false;
+	/* An untimed acquisition is this one decrement, and its release a
+	 * test of `timed` (ls_slice_owner_release): the timed one that
+	 * follows accounts for it.  left is 1 through the probe: own() sets
+	 * it, and only a timed release past the probe sets more. */
+	if (__builtin_expect(--s->left != 0, 1))
 		return;
-	}
+	/* 1: a second enter before the release (a shared holder's) times
+	 * again instead of wrapping the count. */
+	s->left = 1;
 	s->acq = ls_ticks_ordered();
 	s->timed = true;
 	if (s->n < LS_SLICE_PROBE_N) {
@@ -368,6 +379,36 @@ static inline bool ls_slice_spent(const struct ls_slice_self *s, uint64_t now)
 	       (lasted >= s->budget && lasted >= s->hold * LS_SLICE_IDLE_FACTOR);
 }
 
+/* The slice is near its end at `now`: fifteen sixteenths of the way to
+ * ls_slice_spent by one of its rules.  The owner then calls the head
+ * (ls_slice_call_head), so that it is running when the slice is handed
+ * over. */
+static inline bool ls_slice_near_end(const struct ls_slice_self *s, uint64_t now)
+{
+	uint64_t lasted = ls_ticks_since(s->start, now);
+	return 16 * s->hold >= 15 * s->budget || 16 * lasted >= 15 * s->wall ||
+	       (16 * lasted >= 15 * s->budget && lasted >= s->hold * LS_SLICE_IDLE_FACTOR);
+}
+
+/* Wake the head of r's queue (its ticket: grant in w) ahead of the
+ * hand-over: a thread parked on an idle CPU takes tens of microseconds to
+ * run again on a virtual machine (50-60 us per hand-over measured on the
+ * project's 2-vCPU VM with LOCKSWAP_SLICE_COUNTS, about a seventh of a
+ * slice), and the lock sits unused meanwhile.  Called, the head spins
+ * until it is served (while the waiting policy lets it: core/runtime/
+ * wait.h), then parks again.  Once per slice (s->called), at a timed
+ * release that finds the slice near its end (ls_slice_near_end). */
+void ls_slice_call_head(struct ls_slice *r, uint64_t w);
+
+/* At a timed release (`now`) of the owner's slice of r, state w, someone
+ * queued: call the head if the slice is near its end. */
+static inline void ls_slice_maybe_call(struct ls_slice *r, uint64_t w, uint64_t now)
+{
+	struct ls_slice_self *s = &ls_slice_self;
+	if (now != 0 && !s->called && !s->group && ls_slice_near_end(s, now))
+		ls_slice_call_head(r, w);
+}
+
 /* How long the owner has held the lock at `now`: since its clock read
  * before the lock call, less the call's own cost (entry_ticks in
  * slice.c); never negative. */
@@ -389,9 +430,9 @@ static inline uint32_t ls_slice_rand(struct ls_slice_self *s)
 
 /* The next sample falls 1..2 x LS_SLICE_SAMPLE_EVERY - 1 acquisitions on
  * (uniform: mean LS_SLICE_SAMPLE_EVERY). */
-static inline uint32_t ls_slice_next_skip(struct ls_slice_self *s)
+static inline uint32_t ls_slice_next_sample(struct ls_slice_self *s)
 {
-	return ls_slice_rand(s) % (2 * LS_SLICE_SAMPLE_EVERY - 1);
+	return 1 + ls_slice_rand(s) % (2 * LS_SLICE_SAMPLE_EVERY - 1);
 }
 
 /* The owner releases.  A timed acquisition: account its hold, for itself
@@ -406,18 +447,27 @@ static inline uint32_t ls_slice_next_skip(struct ls_slice_self *s)
 static inline uint64_t ls_slice_owner_release(void)
 {
 	struct ls_slice_self *s = &ls_slice_self;
-	s->n++;
-	if (!s->timed)
+	if (__builtin_expect(!s->timed, 1))
 		return 0;
 	uint64_t now = ls_ticks_ordered();
-	bool dense = ls_ticks_since(s->rel, now) < s->span * s->dense;
-	s->hold += ls_slice_held(s, now) * s->span;
-	s->span = 0;
+	bool dense = ls_ticks_since(s->rel, now) < s->stand * s->dense;
+	s->hold += ls_slice_held(s, now) * s->stand;
+	s->n += s->stand;
 	s->rel = now;
 	s->timed = false;
-	if (s->n >= LS_SLICE_PROBE_N)
-		s->skip = dense ? ls_slice_next_skip(s) : 0;
+	s->left = s->stand = s->n >= LS_SLICE_PROBE_N && dense ? ls_slice_next_sample(s) : 1;
 	return now;
+}
+
+/* An owner_enter whose acquisition did not happen (a failed trylock):
+ * undone, so that accounting stays exact. */
+static inline void ls_slice_owner_unenter(void)
+{
+	struct ls_slice_self *s = &ls_slice_self;
+	if (s->timed)
+		s->timed = false; /* left is 1: the next acquisition is timed */
+	else
+		s->left++;
 }
 
 static inline void ls_slice_unlock(struct ls_slice *r, const struct ls_lockable *in, void *inner)
@@ -432,6 +482,7 @@ static inline void ls_slice_unlock(struct ls_slice *r, const struct ls_lockable 
 		bool queued = ls_slice_queue_of(w) != 0;
 		if (queued && (now == 0 || (s->n != LS_SLICE_PROBE_N && !ls_slice_spent(s, now)))) {
 			in->unlock(inner);
+			ls_slice_maybe_call(r, w, now);
 			return;
 		}
 		ls_slice_unlock_end(r, in, inner, now ? now : ls_ticks());
@@ -455,9 +506,20 @@ void ls_slice_mirror(struct ls_slice *r, const struct ls_lockable *in, void *inn
 /* The caller owns a slice of a lock other than r (slice.c owns_another). */
 bool ls_slice_owns_another(const struct ls_slice *r);
 
-/* Not the owner (ls_slice_take_reserved): keep the lock or let it go. */
-int ls_slice_take_reserved_other(struct ls_slice *r, const struct ls_lockable *in, void *inner,
-                                 uint64_t w, bool try);
+/* Past ls_slice_take_reserved's common case: an owner whose word is
+ * marked, a group's member, or not the owner (keep the lock or let it go). */
+int ls_slice_take_reserved_slow(struct ls_slice *r, const struct ls_lockable *in, void *inner,
+                                uint64_t w, bool try);
+
+/* The common case of ls_slice_mine on an owner's own lock: its record
+ * names r, and the word is OWNED, of its generation, unmarked (one mask
+ * and compare; a group's member, a marked word or anything else goes to
+ * the full test). */
+static inline bool ls_slice_owner_fast(const struct ls_slice *r, uint64_t w)
+{
+	const struct ls_slice_self *s = &ls_slice_self;
+	return s->lock == r && ((w ^ s->expect) & (LS_SL_OWNED | LS_SL_GEN_MASK | LS_SL_MARKED)) == 0;
+}
 
 /* The caller has just taken the free inner lock of r and found it
  * reserved: a slice runs.  0: it keeps the lock: it owns the slice (an
@@ -471,13 +533,15 @@ static inline int ls_slice_take_reserved(struct ls_slice *r, const struct ls_loc
                                          void *inner, bool try)
 {
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
-	if (__builtin_expect(ls_slice_mine(r, w), 1)) {
+	if (__builtin_expect(ls_slice_owner_fast(r, w), 1)) {
 		ls_slice_owner_enter();
-		ls_slice_owner_acquired(r);
 		return 0;
 	}
-	return ls_slice_take_reserved_other(r, in, inner, w, try);
+	return ls_slice_take_reserved_slow(r, in, inner, w, try);
 }
+
+/* Past ls_slice_released_reserved's common case (below). */
+void ls_slice_released_reserved_slow(struct ls_slice *r, const struct ls_lockable *in, void *inner);
 
 /* The caller has just released the inner lock of r and found it reserved:
  * if it owns the slice, the release is accounted as ls_slice_unlock's
@@ -485,18 +549,14 @@ static inline int ls_slice_take_reserved(struct ls_slice *r, const struct ls_loc
 static inline void ls_slice_released_reserved(struct ls_slice *r, const struct ls_lockable *in,
                                               void *inner)
 {
-	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
-	if (!ls_slice_mine(r, w)) {
-		if (ls_slice_open(w))
-			ls_slice_mirror(r, in, inner); /* stale: no slice runs */
+	/* The owner's untimed release: nothing to account (the next timed
+	 * one does), nothing to decide (budgets, limits and an empty queue
+	 * are looked at on timed releases: about one in
+	 * LS_SLICE_SAMPLE_EVERY, every one through the probe). */
+	const struct ls_slice_self *s = &ls_slice_self;
+	if (__builtin_expect(s->lock == r && !s->timed, 1))
 		return;
-	}
-	struct ls_slice_self *s = &ls_slice_self;
-	uint64_t now = ls_slice_owner_release();
-	if (ls_slice_queue_of(w) != 0 &&
-	    (now == 0 || (s->n != LS_SLICE_PROBE_N && !ls_slice_spent(s, now))))
-		return;
-	ls_slice_released_end(r, in, inner, now ? now : ls_ticks());
+	ls_slice_released_reserved_slow(r, in, inner);
 }
 
 #endif

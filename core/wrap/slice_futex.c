@@ -128,11 +128,24 @@ const struct ls_lockable ls_slice_futex_in = {
 
 /* ---- the verbs past their fast paths ---------------------------------- */
 
-int ls_slice_futex_lock_reserved(struct ls_slice_futex *l)
+/* Past the owner's common case: out of line, so that the common case
+ * keeps no frame. */
+static __attribute__((noinline)) int lock_reserved_slow(struct ls_slice_futex *l, uint64_t w)
 {
-	if (ls_slice_take_reserved(&l->slice, &ls_slice_futex_in, &l->word, false) == 0)
+	if (ls_slice_take_reserved_slow(&l->slice, &ls_slice_futex_in, &l->word, w, false) == 0)
 		return 0;
 	return ls_slice_acquire(&l->slice, &ls_slice_futex_in, &l->word, CLOCK_MONOTONIC, NULL);
+}
+
+int ls_slice_futex_lock_reserved(struct ls_slice_futex *l)
+{
+	/* ls_slice_take_reserved, its common case inline. */
+	uint64_t w = atomic_load_explicit(&l->slice.word, memory_order_relaxed);
+	if (__builtin_expect(ls_slice_owner_fast(&l->slice, w), 1)) {
+		ls_slice_owner_enter();
+		return 0;
+	}
+	return lock_reserved_slow(l, w);
 }
 
 int ls_slice_futex_lock_contended(struct ls_slice_futex *l)
@@ -161,12 +174,20 @@ void ls_slice_futex_try_reserved(struct ls_slice_futex *l)
 	(void)ls_slice_take_reserved(&l->slice, &ls_slice_futex_in, &l->word, true);
 }
 
+/* A release that found PARKED: wake one, then what a reserved release owes. */
+static __attribute__((noinline)) void unlock_parked(struct ls_slice_futex *l, uint32_t v)
+{
+	ls_slice_futex_wake(&l->word);
+	if (v & LS_SF_RESERVED)
+		ls_slice_released_reserved(&l->slice, &ls_slice_futex_in, &l->word);
+}
+
 void ls_slice_futex_unlock_slow(struct ls_slice_futex *l)
 {
 	uint32_t v = atomic_load_explicit(&l->word, memory_order_relaxed);
-	if (v & LS_SF_PARKED)
-		ls_slice_futex_wake(&l->word);
-	if (v & LS_SF_RESERVED)
+	if (__builtin_expect(v & LS_SF_PARKED, 0))
+		unlock_parked(l, v);
+	else if (v & LS_SF_RESERVED)
 		ls_slice_released_reserved(&l->slice, &ls_slice_futex_in, &l->word);
 }
 
