@@ -22,6 +22,7 @@
 
 #include "../../core/wrap/slice.h"
 #include "../../core/wrap/slice_share.h"
+#include "../../core/wrap/slice_futex.h"
 
 static uint64_t word_of(void *s)
 {
@@ -56,13 +57,27 @@ static int restore(void **state)
 	return 0;
 }
 
-/* Nobody queued, nothing abandoned, the inner lock free. */
+/* slice:futex's lock word (core/wrap/slice_futex.h), or 0 under another
+ * inner lock. */
+extern const struct ls_lock_ops ls_backend_slice_futex; /* backends/slice.c */
+
+static uint32_t sf_word(void)
+{
+	if (ops != &ls_backend_slice_futex)
+		return 0;
+	return atomic_load(&((struct ls_slice_futex *)(void *)st)->word);
+}
+
+/* Nobody queued, nothing abandoned, the inner lock free, and (slice:futex)
+ * no reservation left where no slice runs. */
 static void assert_idle(void)
 {
 	uint64_t w = word_of(st);
 	assert_int_equal(ls_slice_queue_of(w), 0);
 	assert_false(w & LS_SL_GHOST);
 	assert_false(ops->is_locked(st));
+	if (!(w & LS_SL_OWNED))
+		assert_false(sf_word() & LS_SF_RESERVED);
 }
 
 static const char *const inners[] = {
@@ -905,6 +920,56 @@ static void test_fork(void **state)
 	check_fork(3);
 }
 
+/* -- slice:futex's reservation (core/wrap/slice_futex.h): set while a
+ * slice runs, so that an arrival finding the lock free lets it go to the
+ * owner; cleared when the slice ends; and a stale one (a race between two
+ * mirrors leaves one, simulated here) is cleared by the first arrival
+ * that finds it, which keeps the free lock, as in an open lock. */
+static void *reserve_waiter(void *arg)
+{
+	assert_int_equal(ops->lock(st), 0);
+	ops->unlock(st);
+	return arg;
+}
+
+static void test_reservation(void **state)
+{
+	struct ls_slice_futex *l = (struct ls_slice_futex *)(void *)st;
+	use("slice:futex", 100000, 100000000); /* slices last; the probe keeps them */
+	assert_ptr_equal(ops, &ls_backend_slice_futex);
+	reset();
+	/* Open: lock and unlock leave the word 0. */
+	assert_int_equal(ops->lock(st), 0);
+	assert_int_equal(atomic_load(&l->word), LS_SF_HELD);
+	ops->unlock(st);
+	assert_int_equal(atomic_load(&l->word), 0);
+	/* A slice: main holds the lock, a waiter arrives and opens it. */
+	assert_int_equal(ops->lock(st), 0);
+	pthread_t t = spawn(reserve_waiter, 0);
+	while (!(word_of(st) & LS_SL_OWNED))
+		usleep(1000);
+	assert_true(atomic_load(&l->word) & LS_SF_RESERVED);
+	ops->unlock(st);
+	join(t);
+	/* The waiter's release found nobody queued: the slice closed. */
+	assert_false(word_of(st) & LS_SL_OWNED);
+	assert_false(atomic_load(&l->word) & LS_SF_RESERVED);
+	assert_idle();
+	/* A stale reservation on an open lock: the first lock call clears it
+	 * and gets the lock. */
+	atomic_fetch_or(&l->word, LS_SF_RESERVED);
+	assert_int_equal(ops->lock(st), 0);
+	assert_false(atomic_load(&l->word) & LS_SF_RESERVED);
+	ops->unlock(st);
+	assert_int_equal(atomic_load(&l->word), 0);
+	/* The same for a trylock (which keeps a free lock, reserved or not). */
+	atomic_fetch_or(&l->word, LS_SF_RESERVED);
+	assert_int_equal(ops->trylock(st), 0);
+	ops->unlock(st);
+	assert_false(atomic_load(&l->word) & LS_SF_RESERVED);
+	assert_idle();
+}
+
 static void test_unlock_misuse(void **state)
 {
 	for (size_t i = 0; i < NINNERS; i++) {
@@ -934,6 +999,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_share_factor, restore),
 		cmocka_unit_test_teardown(test_shares, restore),
 		cmocka_unit_test_teardown(test_fork, restore),
+		cmocka_unit_test_teardown(test_reservation, restore),
 		cmocka_unit_test_teardown(test_unlock_misuse, restore),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
