@@ -127,6 +127,7 @@
 #define LS_SL_MARKED (1ull << 63)
 
 #define LS_SLICE_PROBE_N 32u      /* acquisitions before the gap probe */
+#define LS_SLICE_GAP_CLIP 4u      /* a gap counts for at most this many bars */
 #define LS_SLICE_WALL_FACTOR 4u   /* wall limit = factor x hold budget */
 #define LS_SLICE_IDLE_FACTOR 8u   /* an owner holding <= 1/8 of its slice idles */
 #define LS_SLICE_WATCH_FACTOR 4u  /* head watch period = factor x budget */
@@ -159,7 +160,7 @@ struct ls_slice_self {
 	                              * the slice and no waiter has marked it */
 	uint32_t n;                  /* acquisitions in the slice, accounted at timed releases */
 	uint32_t gaps;               /* gaps timed (the first LS_SLICE_PROBE_N) */
-	uint32_t near;               /* of those, how many came back within the bar */
+	uint64_t gap_sum;            /* their sum, ticks, each at most LS_SLICE_GAP_CLIP bars */
 	uint32_t left;               /* acquisitions to the next timed one, itself included */
 	uint32_t stand;              /* acquisitions the next timed hold stands for */
 	uint32_t rng;                /* xorshift32 state: where the next sample falls */
@@ -299,7 +300,8 @@ static inline void ls_slice_owner_enter(void)
 	s->timed = true;
 	if (s->n < LS_SLICE_PROBE_N) {
 		s->gaps++;
-		s->near += ls_ticks_since(s->rel, s->acq) <= s->bar;
+		uint64_t gap = ls_ticks_since(s->rel, s->acq);
+		s->gap_sum += gap < LS_SLICE_GAP_CLIP * s->bar ? gap : LS_SLICE_GAP_CLIP * s->bar;
 	}
 }
 

@@ -68,6 +68,15 @@
 #include "../runtime/single.h"
 #include "slice.h"
 
+/* The x86-64 forms below are inline assembly, which ThreadSanitizer does
+ * not see: under it the C11 forms, so that it sees the lock's acquire and
+ * release (else every critical section would look like a race). */
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__) && !defined(__SANITIZE_THREAD__)
+#define LS_SF_ASM 1
+#else
+#define LS_SF_ASM 0
+#endif
+
 #define LS_SF_HELD 1u
 #define LS_SF_PARKED 2u
 #define LS_SF_RESERVED 4u
@@ -84,7 +93,7 @@ extern const struct ls_lockable ls_slice_futex_in;
 /* Set HELD; true if it was clear (the caller now holds the lock).  Acquire. */
 static inline bool ls_sf_take(_Atomic uint32_t *w)
 {
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+#if LS_SF_ASM
 	bool held;
 	/* A locked instruction is a full barrier on x86-64; the "memory"
 	 * clobber keeps the critical section's accesses after it. */
@@ -100,7 +109,7 @@ static inline bool ls_sf_take(_Atomic uint32_t *w)
  * unlock of a free lock (misuse) is harmless, as glibc's. */
 static inline bool ls_sf_release(_Atomic uint32_t *w)
 {
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+#if LS_SF_ASM
 	bool zero;
 	__asm__ volatile("lock andl $-2, %1" : "=@ccz"(zero), "+m"(*w) : : "memory");
 	return zero;
@@ -112,7 +121,7 @@ static inline bool ls_sf_release(_Atomic uint32_t *w)
 /* A slice runs (relaxed: a hint, read after the caller's own RMW). */
 static inline bool ls_sf_reserved(_Atomic uint32_t *w)
 {
-#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+#if LS_SF_ASM
 	/* One test of the word in memory (an aligned byte read is
 	 * single-copy atomic, as a relaxed load is): the compiler keeps an
 	 * atomic load in a register of its own, a load and a test. */
