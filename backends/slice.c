@@ -18,7 +18,7 @@ static const struct ls_option slice_settings[] = {
 	LS_SETTING(SLICE_US, UINT, "250", 10, 1000000, "", &ls_slice_us,
 		"slice: hold time (microseconds) a thread may use per slice before the lock is handed to the oldest waiter; an owner that holds the lock for at most an eighth of its slice's time gets this much wall time, any slice at most 4x this")
 	LS_SETTING(SLICE_GAP_NS, UINT, "300", 0, 100000000, "", &ls_slice_gap_ns,
-		"slice: slices are kept while most of the owner's returns to the lock come within this many ns of its release; otherwise the lock stays open for ~64 ms")
+		"slice: slices are kept only while the owner comes back to the lock within this many ns of its release on average (each gap counted for at most 4x this); otherwise the lock stays open for ~64 ms")
 	LS_SETTING(SLICE_BUSY, BOOL, "on", 0, 1, "", &ls_slice_busy_pays,
 		"slice: keep slices whose owner came back slowly when it was preempted and got under half a CPU (no CPU was free for the parallel work a slice gives up)")
 	LS_SETTING(SLICE_SEATS, UINT, "0", 0, 4096, "auto", &ls_slice_seats,
