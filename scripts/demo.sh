@@ -182,7 +182,7 @@ say "MutexBench, 8 threads: the default against one thread alone (--limit)"
 if LD_PRELOAD="$PWD/liblockswap.so" build/bench/mutexbench --threads 8 --seconds "$SECS" \
 	--limit --json >"$OUT/limit.json"; then
 	/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(
-	    "- **At the limit:** the default ran MutexBench (8 threads, short section) at %.2fx the "
+	    "- **At the limit**: the default ran MutexBench (8 threads, short section) at %.2fx the "
 	    "throughput of one thread alone (%s against %s ops/s), min share %.2f; 1.0 is the most a "
 	    "lock that serves one owner at a time can do." % (d["limit_ratio"],
 	    format(round(d["throughput"]), ","), format(round(d["limit_throughput"]), ","),
