@@ -44,11 +44,11 @@ __attribute__((destructor)) static void slice_print_counts(void)
 	         " handovers=%" PRIu64 " closed=%" PRIu64 " not_paying=%" PRIu64
 	         " cond_ends=%" PRIu64 " takeovers=%" PRIu64 " flushes=%" PRIu64 " groups=%" PRIu64
 	         " seats=%" PRIu64 " backed_out=%" PRIu64 " acqs_per_slice=%" PRIu64
-	         " us_per_slice=%" PRIu64 " calls=%" PRIu64 " spins_won=%" PRIu64 " spins_lost=%" PRIu64 " spins_denied=%" PRIu64 " lead_ns=%" PRIu64 " ns_per_handover=%" PRIu64 "\n",
+	         " us_per_slice=%" PRIu64 " ns_per_handover=%" PRIu64 "\n",
 	         V(opened), V(queued), V(quiet), V(handovers), V(closed), V(not_paying),
 	         V(cond_ends), V(takeovers), V(flushes), V(groups), V(seats), V(backed_out),
-	         ended ? V(acqs) / ended : 0, ended ? V(us) / ended : 0, V(calls),
-	         V(spins_won), V(spins_lost), V(spins_denied), V(leads) ? V(lead_ns) / V(leads) : 0, V(gaps) ? V(gap_ns) / V(gaps) : 0);
+	         ended ? V(acqs) / ended : 0, ended ? V(us) / ended : 0,
+	         V(gaps) ? V(gap_ns) / V(gaps) : 0);
 #undef V
 	ls_say(line);
 }

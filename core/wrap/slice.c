@@ -17,7 +17,6 @@ _Atomic unsigned ls_slice_seats = 0;
 _Atomic(ls_slice_trace_fn) ls_slice_trace;
 _Atomic unsigned ls_slice_counts_on;
 struct ls_slice_counts ls_slice_counts;
-static __thread uint64_t dbg_called_at;
 __thread struct ls_slice_self ls_slice_self __attribute__((tls_model("initial-exec")));
 
 #define NEXT_MASK (LS_SL_TICKET_MASK << LS_SL_NEXT_SHIFT)
@@ -270,7 +269,6 @@ static void own(struct ls_slice *r, uint32_t gen, bool group)
 	s->stand = 1;
 	s->timed = false;
 	s->group = group;
-	s->called = false;
 	s->hold = 0;
 	/* Equal slices, or scaled by the thread's nice value (slice_share.h). */
 	s->budget = ls_slice_share_budget(us * per_us);
@@ -357,10 +355,6 @@ static void end_slice(struct ls_slice *r, const struct ls_lockable *in, void *in
 {
 	ls_slice_self.lock = NULL;
 	if (atomic_load_explicit(&ls_slice_counts_on, memory_order_relaxed)) {
-		if (ls_slice_self.called && dbg_called_at) {
-			count(&ls_slice_counts.lead_ns, ls_ticks_since(dbg_called_at, ls_ticks()) * 1000u / ls_ticks_per_us());
-			count(&ls_slice_counts.leads, 1);
-		}
 		count(&ls_slice_counts.acqs, ls_slice_self.n);
 		count(&ls_slice_counts.us,
 		      ls_ticks_since(ls_slice_self.start, ls_ticks()) / ls_ticks_per_us());
@@ -737,27 +731,6 @@ static int watch(const struct leave_ctx *x)
 	return TURN_OWNER;
 }
 
-/* A call's step of a bucket's sequence (ls_slice_call_head): far above
- * the ordinary wakes' steps of 1, so a woken waiter can tell a call from
- * a serve.  (Ordinary wakes would need 65536 steps between two looks to
- * pass for one.) */
-#define CALL_STEP (1u << 16)
-
-void ls_slice_call_head(struct ls_slice *r, uint64_t w)
-{
-	ls_slice_self.called = true;
-	dbg_called_at = ls_ticks();
-	struct ls_twa_bucket *b = ls_twa_bucket(r, ls_slice_grant_of(w));
-	/* seq_cst: the waiting array's protocol (core/runtime/twa.h); a head
-	 * not parked yet needs no call (it will park with the watch and be
-	 * woken by the hand-over as before). */
-	if (atomic_load_explicit(&b->parked, memory_order_seq_cst) == 0)
-		return;
-	atomic_fetch_add_explicit(&b->seq, CALL_STEP, memory_order_seq_cst);
-	ls_unpark(&b->seq, INT_MAX);
-	count(&ls_slice_counts.calls, 1);
-}
-
 /* The earlier of a watch period from now and the caller's deadline, on
  * the deadline's clock; *watching tells which it is. */
 static struct timespec park_until(clockid_t clock, const struct timespec *abstime,
@@ -771,31 +744,6 @@ static struct timespec park_until(clockid_t clock, const struct timespec *abstim
 	return *watching ? w : *abstime;
 }
 
-/* A called head (ls_slice_call_head) spins on its bucket until the
- * bucket moves (the hand-over wakes it), while the waiting policy admits
- * a spinner (core/runtime/wait.h), for up to LS_SPIN_MAX_NS: the call
- * says the hand-over is near, so the policy's learnt budget (a few times
- * the lock's recent successful spins, 20 us at least for a queue waiter)
- * is raised to its cap.  On the bucket, not on the lock's line, which the
- * owner keeps writing.  relaxed: a hint, the caller re-checks with
- * seq_cst. */
-static bool spin_for_handover(struct ls_twa_bucket *bk, uint32_t seq)
-{
-	struct ls_spin sp;
-	bool won = false;
-	if (!ls_spin_start_queued(&sp, bk)) {
-		count(&ls_slice_counts.spins_denied, 1);
-		return false;
-	}
-	if (sp.start_ns && sp.budget < LS_SPIN_MAX_NS)
-		sp.budget = LS_SPIN_MAX_NS;
-	while (ls_spin_more(&sp))
-		if ((won = atomic_load_explicit(&bk->seq, memory_order_relaxed) != seq))
-			break;
-	ls_spin_stop(&sp, won);
-	return won;
-}
-
 /* Park until ticket t is served: TURN_OWNER, TURN_PLAIN, or ETIMEDOUT
  * (ticket given up). */
 static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec *abstime)
@@ -803,7 +751,6 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 	struct ls_slice *r = x->r;
 	bool expired = abstime && ls_timespec_negative(abstime);
 	struct ls_twa_bucket *bk = ls_twa_bucket(r, x->t);
-	bool called = false; /* the owner called: spin before parking again */
 	for (;;) {
 		uint32_t seq = ls_twa_enter(bk);
 		x->parked = bk;
@@ -814,24 +761,12 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 		bool forked = ls_slice_epoch_of(w) != epoch_now();
 		int pr = 0;
 		if (!in && !expired && !forked) {
-			/* Called (the slice is near its end): spin on the bucket,
-			 * not on the lock's line, which the owner keeps writing,
-			 * until the hand-over (or anything) moves it; then look
-			 * again.  relaxed: a hint, the loop re-checks with
-			 * seq_cst. */
-			bool spun = called && head && spin_for_handover(bk, seq);
-			if (called && head)
-				count(spun ? &ls_slice_counts.spins_won : &ls_slice_counts.spins_lost, 1);
-			if (spun)
-				pr = 0;
-			else if (head) {
+			if (head) {
 				struct timespec until = park_until(clock, abstime, &watching);
 				pr = ls_park(&bk->seq, seq, clock, &until);
 			} else {
 				pr = ls_park(&bk->seq, seq, clock, abstime);
 			}
-			called = pr == 0 &&
-			         atomic_load_explicit(&bk->seq, memory_order_relaxed) - seq >= CALL_STEP;
 		}
 		x->parked = NULL;
 		ls_twa_leave(bk);
@@ -1039,7 +974,6 @@ void ls_slice_released_reserved_slow(struct ls_slice *r, const struct ls_lockabl
 	uint64_t now = ls_slice_owner_release();
 	if (ls_slice_queue_of(w) != 0 &&
 	    (now == 0 || (s->n != LS_SLICE_PROBE_N && !ls_slice_spent(s, now)))) {
-		ls_slice_maybe_call(r, w, now);
 		return;
 	}
 	ls_slice_released_end(r, in, inner, now ? now : ls_ticks());

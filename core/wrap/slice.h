@@ -166,7 +166,6 @@ struct ls_slice_self {
 	uint32_t rng;                /* xorshift32 state: where the next sample falls */
 	bool timed;                  /* the current acquisition's hold is timed */
 	bool group;                  /* a member of a group slice, not its only owner */
-	bool called;                 /* the head has been called (ls_slice_call_head) */
 	uint64_t start;              /* ticks: the slice began */
 	uint64_t acq;                /* ticks: the current acquisition began */
 	uint64_t rel;                /* ticks: the last release */
@@ -223,10 +222,6 @@ struct ls_slice_counts {
 	_Atomic uint64_t backed_out;  /* free but reserved locks let go by a non-owner */
 	_Atomic uint64_t acqs;        /* acquisitions inside ended slices */
 	_Atomic uint64_t us;          /* wall time of ended slices, microseconds */
-	_Atomic uint64_t calls;       /* heads called ahead of a hand-over */
-	_Atomic uint64_t spins_won, spins_lost; /* called heads whose spin saw a move, or ran out */
-	_Atomic uint64_t spins_denied; /* ...or was not admitted (no CPU free for a spinner) */
-	_Atomic uint64_t lead_ns, leads;
 	_Atomic uint64_t gap_ns;      /* hand-over to the new owner's first acquisition, ns */
 	_Atomic uint64_t gaps;        /* ...hand-overs timed so */
 	_Atomic uint64_t last_handover; /* ticks of the latest hand-over (while counting) */
@@ -381,36 +376,6 @@ static inline bool ls_slice_spent(const struct ls_slice_self *s, uint64_t now)
 	       (lasted >= s->budget && lasted >= s->hold * LS_SLICE_IDLE_FACTOR);
 }
 
-/* The slice is near its end at `now`: fifteen sixteenths of the way to
- * ls_slice_spent by one of its rules.  The owner then calls the head
- * (ls_slice_call_head), so that it is running when the slice is handed
- * over. */
-static inline bool ls_slice_near_end(const struct ls_slice_self *s, uint64_t now)
-{
-	uint64_t lasted = ls_ticks_since(s->start, now);
-	return 16 * s->hold >= 15 * s->budget || 16 * lasted >= 15 * s->wall ||
-	       (16 * lasted >= 15 * s->budget && lasted >= s->hold * LS_SLICE_IDLE_FACTOR);
-}
-
-/* Wake the head of r's queue (its ticket: grant in w) ahead of the
- * hand-over: a thread parked on an idle CPU takes tens of microseconds to
- * run again on a virtual machine (50-60 us per hand-over measured on the
- * project's 2-vCPU VM with LOCKSWAP_SLICE_COUNTS, about a seventh of a
- * slice), and the lock sits unused meanwhile.  Called, the head spins
- * until it is served (while the waiting policy lets it: core/runtime/
- * wait.h), then parks again.  Once per slice (s->called), at a timed
- * release that finds the slice near its end (ls_slice_near_end). */
-void ls_slice_call_head(struct ls_slice *r, uint64_t w);
-
-/* At a timed release (`now`) of the owner's slice of r, state w, someone
- * queued: call the head if the slice is near its end. */
-static inline void ls_slice_maybe_call(struct ls_slice *r, uint64_t w, uint64_t now)
-{
-	struct ls_slice_self *s = &ls_slice_self;
-	if (now != 0 && !s->called && !s->group && ls_slice_near_end(s, now))
-		ls_slice_call_head(r, w);
-}
-
 /* How long the owner has held the lock at `now`: since its clock read
  * before the lock call, less the call's own cost (entry_ticks in
  * slice.c); never negative. */
@@ -484,7 +449,6 @@ static inline void ls_slice_unlock(struct ls_slice *r, const struct ls_lockable 
 		bool queued = ls_slice_queue_of(w) != 0;
 		if (queued && (now == 0 || (s->n != LS_SLICE_PROBE_N && !ls_slice_spent(s, now)))) {
 			in->unlock(inner);
-			ls_slice_maybe_call(r, w, now);
 			return;
 		}
 		ls_slice_unlock_end(r, in, inner, now ? now : ls_ticks());
