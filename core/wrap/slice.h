@@ -132,6 +132,7 @@
 #define LS_SLICE_IDLE_FACTOR 8u   /* an owner holding <= 1/8 of its slice idles */
 #define LS_SLICE_WATCH_FACTOR 4u  /* head watch period = factor x budget */
 #define LS_SLICE_QUIET_UNITS 64u  /* quiet period, units of 2^20 ns */
+#define LS_SLICE_CLOSE_QUIET_UNITS 8u /* after a slice that nobody waited for */
 #define LS_SLICE_SAMPLE_EVERY 16u /* after the probe, one hold in ~16 is timed... */
 #define LS_SLICE_DENSE_NS 1000u   /* ...while acquisitions come more often than this */
 #define LS_SLICE_GROUP_RENEW 8u  /* about one seat's end in 8 starts a new group */
