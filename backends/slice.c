@@ -38,17 +38,18 @@ __attribute__((destructor)) static void slice_print_counts(void)
 	struct ls_slice_counts *c = &ls_slice_counts;
 #define V(f) atomic_load_explicit(&c->f, memory_order_relaxed)
 	uint64_t ended = V(handovers) + V(closed) + V(not_paying) + V(groups);
-	char line[640];
+	char line[768];
 	snprintf(line, sizeof line,
 	         "lockswap: slice counts: opened=%" PRIu64 " queued=%" PRIu64 " quiet=%" PRIu64
 	         " handovers=%" PRIu64 " closed=%" PRIu64 " not_paying=%" PRIu64
 	         " cond_ends=%" PRIu64 " takeovers=%" PRIu64 " flushes=%" PRIu64 " groups=%" PRIu64
 	         " seats=%" PRIu64 " backed_out=%" PRIu64 " acqs_per_slice=%" PRIu64
-	         " us_per_slice=%" PRIu64 " ns_per_handover=%" PRIu64 "\n",
+	         " us_per_slice=%" PRIu64 " probes=%" PRIu64 " probes_short=%" PRIu64
+	         " probe_gap_ns=%" PRIu64 " ns_per_handover=%" PRIu64 "\n",
 	         V(opened), V(queued), V(quiet), V(handovers), V(closed), V(not_paying),
 	         V(cond_ends), V(takeovers), V(flushes), V(groups), V(seats), V(backed_out),
-	         ended ? V(acqs) / ended : 0, ended ? V(us) / ended : 0,
-	         V(gaps) ? V(gap_ns) / V(gaps) : 0);
+	         ended ? V(acqs) / ended : 0, ended ? V(us) / ended : 0, V(probes), V(probes_short),
+	         V(probes) ? V(probe_gap_ns) / V(probes) : 0, V(gaps) ? V(gap_ns) / V(gaps) : 0);
 #undef V
 	ls_say(line);
 }

@@ -512,6 +512,13 @@ void ls_slice_released_end(struct ls_slice *r, const struct ls_lockable *in, voi
 		ls_wait_exit(&sc);
 		return;
 	}
+	if (s->n == LS_SLICE_PROBE_N && s->gaps &&
+	    atomic_load_explicit(&ls_slice_counts_on, memory_order_relaxed)) {
+		count(&ls_slice_counts.probes, 1);
+		count(&ls_slice_counts.probe_gap_ns,
+		      s->gap_sum * 1000u / ls_ticks_per_us() / s->gaps);
+		count(&ls_slice_counts.probes_short, short_gaps(s));
+	}
 	bool paying = pays(s, now, spent || !waited);
 	if (!spent && paying && waited)
 		return; /* the probe passed, someone waits: the slice goes on */

@@ -223,6 +223,9 @@ struct ls_slice_counts {
 	_Atomic uint64_t backed_out;  /* free but reserved locks let go by a non-owner */
 	_Atomic uint64_t acqs;        /* acquisitions inside ended slices */
 	_Atomic uint64_t us;          /* wall time of ended slices, microseconds */
+	_Atomic uint64_t probes;      /* probes completed (LS_SLICE_PROBE_N acquisitions) */
+	_Atomic uint64_t probes_short; /* ...whose mean gap was within the bar */
+	_Atomic uint64_t probe_gap_ns; /* sum over probes of the mean gap, ns */
 	_Atomic uint64_t gap_ns;      /* hand-over to the new owner's first acquisition, ns */
 	_Atomic uint64_t gaps;        /* ...hand-overs timed so */
 	_Atomic uint64_t last_handover; /* ticks of the latest hand-over (while counting) */
