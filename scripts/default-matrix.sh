@@ -46,6 +46,8 @@
 #   EVERYDAY="pigz zstd xz lbzip2 sort make node python java"
 #   LIMIT_THREADS=8,32  LIMIT_SECONDS=1  LIMIT_ARMS="<first arm> <last arm>"
 #   RUNS=7  WARMUP=1      measured and discarded rounds per row
+#   BENCH_LOCK=FILE       take this lock (flock) around each row, so that other
+#                         timed work on a shared machine waits between rows
 #   DUR=0.5               seconds of a MutexBench window
 #   ROWS="..."            only these rows (names as in the report)
 #   PY=/usr/bin/python3   the interpreter with numpy
@@ -107,7 +109,8 @@ row() {
 	say "$name: $*"
 	echo "$group" >"$OUT/rows/$name.group"
 	if [ "$tag" != "$group" ]; then touch "$OUT/rows/$name.lockbound"; else rm -f "$OUT/rows/$name.lockbound"; fi
-	"$PY" scripts/lockswap ab -q "${bargs[@]}" --runs "$RUNS" --warmup "$WARMUP" --timeout 120 \
+	${BENCH_LOCK:+flock "$BENCH_LOCK"} "$PY" scripts/lockswap ab -q "${bargs[@]}" --runs "$RUNS" \
+		--warmup "$WARMUP" --timeout 120 \
 		"${metric[@]}" --out "$OUT/rows/$name" -- "$@" >"$OUT/rows/$name.txt" 2>&1 ||
 		say "$name: some runs failed (see $OUT/rows/$name.txt)"
 }
@@ -183,7 +186,8 @@ done
 if [ ${#limit_rows[@]} -gt 0 ]; then
 	say "limit rows: ${limit_rows[*]} under ${LIMIT_ARMS[*]}"
 	mkdir -p "$OUT/limit"
-	"$PY" - "$OUT/limit" "$RUNS" "$WARMUP" "$LIMIT_SECONDS" "$MB" "$PWD/liblockswap.so" \
+	${BENCH_LOCK:+flock "$BENCH_LOCK"} "$PY" - "$OUT/limit" "$RUNS" "$WARMUP" "$LIMIT_SECONDS" "$MB" \
+		"$PWD/liblockswap.so" \
 		"${#limit_rows[@]}" "${limit_rows[@]}" "${LIMIT_ARMS[@]}" <<'PY' || say "limit rows: some runs failed"
 import json, os, random, subprocess, sys
 out, runs, warmup, secs, mb, lib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
