@@ -131,7 +131,7 @@ static uint64_t with_next_gen(uint64_t w)
 /* Flush: everyone queued is let go, no slice. */
 static uint64_t flushed(uint64_t w)
 {
-	return with_grant(w, ls_slice_next_of(w)) & ~(SLICE_BITS | LS_SL_GHOST);
+	return with_grant(w, ls_slice_next_of(w)) & ~(SLICE_BITS | LS_SL_GHOST | LS_SL_PROVEN);
 }
 
 /* A slice's end that serves nobody in particular: with nobody queued it
@@ -141,7 +141,7 @@ static uint64_t flushed(uint64_t w)
 static bool end_without_turn(uint64_t w, uint64_t *nw, uint32_t *to, int *ev)
 {
 	if (ls_slice_queue_of(w) == 0) {
-		*nw = w & ~SLICE_BITS;
+		*nw = w & ~(SLICE_BITS | LS_SL_PROVEN);
 		*ev = LS_SL_TRACE_CLOSED;
 		return true;
 	}
@@ -397,7 +397,7 @@ static void end_slice(struct ls_slice *r, const struct ls_lockable *in, void *in
 			 * the watch. */
 			served_n = group ? k : 1;
 			nw = with_next_gen(with_grant(w, from + served_n)) &
-			     ~(SLICE_BITS & ~LS_SL_OWNED);
+			     ~((SLICE_BITS & ~LS_SL_OWNED) | LS_SL_PROVEN);
 			if (group)
 				nw |= LS_SL_GROUP;
 			to = from + served_n + (queue > served_n);
@@ -479,6 +479,21 @@ static void leave_early(struct ls_slice *r, const struct ls_lockable *in, void *
 		end_slice(r, in, inner, now == 0 || pays(&ls_slice_self, now, true));
 }
 
+/* The owner of generation gen passed its probe: mark the slice PROVEN, so
+ * that the waiters' watch, should the owner stall, takes the slice over
+ * rather than letting the queue go (watch).  relaxed: a hint to the watch,
+ * orders nothing; a slice ended meanwhile is left alone. */
+static void prove(struct ls_slice *r, uint32_t gen)
+{
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
+	while ((w & LS_SL_OWNED) && !(w & (LS_SL_PROVEN | LS_SL_GROUP)) &&
+	       ls_slice_gen_of(w) == gen)
+		if (atomic_compare_exchange_weak_explicit(&r->word, &w, w | LS_SL_PROVEN,
+		                                          memory_order_relaxed,
+		                                          memory_order_relaxed))
+			return;
+}
+
 void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void *inner,
                          uint64_t now)
 {
@@ -520,8 +535,12 @@ void ls_slice_released_end(struct ls_slice *r, const struct ls_lockable *in, voi
 		count(&ls_slice_counts.probes_short, short_gaps(s));
 	}
 	bool paying = pays(s, now, spent || !waited);
-	if (!spent && paying && waited)
-		return; /* the probe passed, someone waits: the slice goes on */
+	if (!spent && paying && waited) {
+		/* The probe passed, someone waits: the slice goes on. */
+		if (s->n == LS_SLICE_PROBE_N)
+			prove(r, s->gen);
+		return;
+	}
 	struct ls_wait_scope sc;
 	/* Quiet: an unlock is no cancellation point, and a wake must not be
 	 * cut from the grant it announces. */
@@ -577,6 +596,7 @@ struct leave_ctx {
 	uint32_t t;
 	bool queued; /* holds ticket t, not served yet */
 	bool owner;  /* owns the slice (registered) */
+	bool marked; /* this waiter's watch has marked the word (watch) */
 };
 
 /* A queued waiter gives up ticket t (a timeout, a cancellation).  Returns
@@ -698,12 +718,13 @@ static uint64_t watch_units(void)
  * yet while the inner lock is held shared (x->in->shared: readers of an
  * rwlock) is flushed too: the holders may be waiting for a thread queued
  * here.  Returns TURN_OWNER, TURN_PLAIN (flushed), or -1 (keep waiting). */
-static int watch(const struct leave_ctx *x)
+static int watch(struct leave_ctx *x)
 {
 	struct ls_slice *r = x->r;
 	uint32_t t = x->t;
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
 	uint32_t n = 1; /* tickets served: t, and in a group the next members */
+	int flush_ev = 0; /* why the queue was let go, if it was */
 	do {
 		/* An owner that has not run yet in its slice waits for the inner
 		 * lock, or to be scheduled after its hand-over: taking its slice
@@ -716,33 +737,50 @@ static int watch(const struct leave_ctx *x)
 		bool behind_sharers = !(w & LS_SL_RUN) && x->in->shared && x->in->shared(x->inner);
 		if (!(w & LS_SL_RUN) && !behind_sharers)
 			return -1;
+		bool unproven = !(w & (LS_SL_PROVEN | LS_SL_GROUP));
 		if (!(w & LS_SL_MARKED)) {
 			nw = w | LS_SL_MARKED | (mark_now() << LS_SL_MARK_SHIFT);
+		} else if (unproven && x->marked && ls_slice_grant_of(w) == t && !(w & LS_SL_GHOST) &&
+		           !behind_sharers && !x->in->is_locked(x->inner)) {
+			/* An owner that has not passed its probe, has not come
+			 * back for a whole (short) period since this head marked
+			 * the word, and does not hold the lock now (it is away,
+			 * not in a long critical section): the lock is not hot
+			 * enough for a slice.  Everyone goes to the inner lock,
+			 * and slices rest, as for a slice that does not pay. */
+			nw = with_quiet(flushed(w), LS_SLICE_QUIET_UNITS);
+			flush_ev = LS_SL_TRACE_FLUSH_GAP;
 		} else {
 			uint64_t age = (mark_now() - ((w & LS_SL_MARK_MASK) >> LS_SL_MARK_SHIFT)) & 0x7fu;
 			if (age < watch_units() || age >= 0x40u) /* young, or from the future */
 				return -1;
-			if ((w & LS_SL_GHOST) || behind_sharers)
+			if ((w & LS_SL_GHOST) || behind_sharers) {
 				nw = flushed(w);
+				flush_ev = w & LS_SL_GHOST ? LS_SL_TRACE_FLUSH_GHOST
+				                           : LS_SL_TRACE_FLUSH_SHARED;
+			}
 			else if (ls_slice_grant_of(w) == t) {
 				uint32_t k = ls_slice_group_size(), queue = ls_slice_queue_of(w);
 				n = (w & LS_SL_GROUP) && k ? (queue < k ? queue : k) : 1;
 				nw = with_next_gen(with_grant(w, t + n)) &
-				     ~(LS_SL_RUN | LS_SL_MARKED | LS_SL_MARK_MASK);
+				     ~(LS_SL_RUN | LS_SL_MARKED | LS_SL_MARK_MASK | LS_SL_PROVEN);
 			} else
 				return -1;
 		}
 		/* seq_cst: may move grant (core/runtime/twa.h). */
 	} while (!atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_seq_cst,
 	                                                memory_order_relaxed));
-	if (!(w & LS_SL_MARKED))
+	if (!(w & LS_SL_MARKED)) {
+		x->marked = true;
 		return -1; /* the watch has begun */
+	}
 	/* Flushed: no slice now; taken over: the new owner's (a missing
 	 * reservation, lost to a race, comes back here too). */
 	ls_slice_mirror(r, x->in, x->inner);
-	/* Flushed: a ghost, or an owner that never ran, behind sharers. */
-	if ((w & LS_SL_GHOST) || !(w & LS_SL_RUN)) {
-		traced(r, w & LS_SL_GHOST ? LS_SL_TRACE_FLUSH_GHOST : LS_SL_TRACE_FLUSH_SHARED, t, 0);
+	/* Flushed: a ghost, an owner that never ran behind sharers, or an
+	 * unproven one that stalled (nw has no owner). */
+	if (flush_ev) {
+		traced(r, flush_ev, t, 0);
 		wake_range(r, ls_slice_grant_of(w), ls_slice_next_of(w));
 		return TURN_PLAIN;
 	}
@@ -756,10 +794,10 @@ static int watch(const struct leave_ctx *x)
 /* The earlier of a watch period from now and the caller's deadline, on
  * the deadline's clock; *watching tells which it is. */
 static struct timespec park_until(clockid_t clock, const struct timespec *abstime,
-                                  bool *watching)
+                                  unsigned factor, bool *watching)
 {
 	uint64_t us = atomic_load_explicit(&ls_slice_us, memory_order_relaxed);
-	uint64_t at = ls_now_ns(clock) + us * 1000u * LS_SLICE_WATCH_FACTOR;
+	uint64_t at = ls_now_ns(clock) + us * 1000u * factor;
 	struct timespec w = { (time_t)(at / 1000000000u), (long)(at % 1000000000u) };
 	*watching = !abstime || abstime->tv_sec > w.tv_sec ||
 	            (abstime->tv_sec == w.tv_sec && abstime->tv_nsec > w.tv_nsec);
@@ -784,7 +822,15 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 		int pr = 0;
 		if (!in && !expired && !forked) {
 			if (head) {
-				struct timespec until = park_until(clock, abstime, &watching);
+				/* An unproven slice (its owner has not passed its
+				 * probe) is watched with a period of
+				 * LOCKSWAP_SLICE_US, a proven one with
+				 * LS_SLICE_WATCH_FACTOR times that (watch). */
+				bool unproven = (w & LS_SL_OWNED) &&
+				                !(w & (LS_SL_PROVEN | LS_SL_GROUP));
+				struct timespec until =
+					park_until(clock, abstime,
+					           unproven ? 1 : LS_SLICE_WATCH_FACTOR, &watching);
 				pr = ls_park(&bk->seq, seq, clock, &until);
 			} else {
 				pr = ls_park(&bk->seq, seq, clock, abstime);

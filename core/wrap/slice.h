@@ -43,7 +43,8 @@
  *   bits 14..27  next    the next ticket; queue = next - grant
  *   bit  28      OWNED   a slice is in progress: arrivals queue
  *   bit  29      GHOST   a queued ticket was abandoned in the middle
- *   bit  30      QUIET   slices are off until `quiet` (below)
+ *   bit  30      QUIET   slices are off until `quiet` (below); while
+ *                        OWNED: PROVEN, the owner passed its probe
  *   bit  31      RUN     the slice's owner has acquired at least once
  *   bits 32..39  gen     slice generation, +1 at every slice start
  *   bits 40..46  epoch   low 7 bits of ls_fork_epoch
@@ -114,6 +115,7 @@
 #define LS_SL_OWNED (1ull << 28)
 #define LS_SL_GHOST (1ull << 29)
 #define LS_SL_QUIET (1ull << 30)
+#define LS_SL_PROVEN LS_SL_QUIET /* the same bit, while OWNED (slice.c prove) */
 #define LS_SL_RUN (1ull << 31)
 #define LS_SL_GEN_SHIFT 32
 #define LS_SL_GEN_MASK (0xffull << LS_SL_GEN_SHIFT)

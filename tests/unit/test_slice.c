@@ -318,22 +318,33 @@ static void test_timeout_abandon(void **state)
 }
 
 /* -- an owner that stops calling while others wait: the head takes the
- * slice over after one watch period, and everyone gets the lock. */
+ * slice over after one watch period, and everyone gets the lock; an owner
+ * that stops before it passed its probe (an unproven slice) loses it
+ * sooner, and everyone is let go to the inner lock: the lock is not hot
+ * enough for slices (the watch). */
 static _Atomic int stop_go;
+static _Atomic int stop_after; /* acquisitions before it stops */
 static void *stopping_owner(void *arg)
 {
-	assert_int_equal(ops->lock(st), 0); /* opens a slice behind main's hold */
-	ops->unlock(st);                    /* keeps it: someone is queued */
-	while (!atomic_load(&stop_go)) /* ...and never calls again */
+	for (int i = 0; i < atomic_load(&stop_after); i++) {
+		assert_int_equal(ops->lock(st), 0); /* the first opens a slice behind main's hold */
+		ops->unlock(st);                    /* keeps it: someone is queued */
+		if (i == 0)
+			while (atomic_load(&stop_go) == 0) /* main lets go once all are queued */
+				usleep(1000);
+	}
+	while (atomic_load(&stop_go) != 2) /* ...and never calls again */
 		usleep(1000);
 	return NULL;
 }
 
-static _Atomic long takeovers;
+static _Atomic long takeovers, stall_flushes;
 static void count_takeovers(const void *r, int ev, uint32_t t, uint32_t ahead)
 {
 	if (ev == LS_SL_TRACE_TAKEOVER)
 		atomic_fetch_add(&takeovers, 1);
+	if (ev == LS_SL_TRACE_FLUSH_GAP)
+		atomic_fetch_add(&stall_flushes, 1);
 }
 
 static void test_owner_stops(void **state)
@@ -345,26 +356,39 @@ static void test_owner_stops(void **state)
 	 * ran after its wake-up: every slice then ended in a hand-over and no
 	 * take-over was left to see (seen once in CI under TSan). */
 	use("slice:futex", 5000, 100000000);
-	reset();
-	atomic_store(&got, 0);
-	atomic_store(&stop_go, 0);
-	atomic_store(&takeovers, 0);
-	atomic_store(&ls_slice_trace, count_takeovers);
-	assert_int_equal(ops->lock(st), 0);
-	pthread_t o = spawn_queued(stopping_owner, 0);
-	pthread_t w[3];
-	for (int i = 0; i < 3; i++) {
-		w[i] = spawn_queued(plain_waiter, i);
+	/* 1: stops after its first acquisition (unproven); LS_SLICE_PROBE_N
+	 * + 8: after its probe passed (every gap is within the bar here). */
+	static const int stops[] = { 1, LS_SLICE_PROBE_N + 8 };
+	for (int k = 0; k < 2; k++) {
+		reset();
+		atomic_store(&got, 0);
+		atomic_store(&stop_go, 0);
+		atomic_store(&stop_after, stops[k]);
+		atomic_store(&takeovers, 0);
+		atomic_store(&stall_flushes, 0);
+		atomic_store(&ls_slice_trace, count_takeovers);
+		assert_int_equal(ops->lock(st), 0);
+		pthread_t o = spawn_queued(stopping_owner, 0);
+		pthread_t w[3];
+		for (int i = 0; i < 3; i++) {
+			w[i] = spawn_queued(plain_waiter, i);
+		}
+		ops->unlock(st);
+		atomic_store(&stop_go, 1);
+		for (int i = 0; i < 3; i++)
+			join(w[i]);
+		atomic_store(&stop_go, 2);
+		join(o);
+		atomic_store(&ls_slice_trace, NULL);
+		assert_int_equal(atomic_load(&got), 3);
+		if (k == 0) {
+			assert_int_equal(atomic_load(&stall_flushes), 1);
+			assert_int_equal(atomic_load(&takeovers), 0);
+		} else {
+			assert_true(atomic_load(&takeovers) >= 1);
+		}
+		assert_idle();
 	}
-	ops->unlock(st);
-	for (int i = 0; i < 3; i++)
-		join(w[i]);
-	atomic_store(&stop_go, 1);
-	join(o);
-	atomic_store(&ls_slice_trace, NULL);
-	assert_int_equal(atomic_load(&got), 3);
-	assert_true(atomic_load(&takeovers) >= 1);
-	assert_idle();
 }
 
 /* -- the gap probe: an owner that spends far longer away from the lock
