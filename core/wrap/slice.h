@@ -15,9 +15,14 @@
  *     with the time-stamp counter), 4x that of wall time, or 1x that of
  *     wall time for an owner that idles (ls_slice_spent);
  *   - slices are kept only where they pay: the owner comes back within
- *     LOCKSWAP_SLICE_GAP_NS, or no CPU was free anyway
+ *     LOCKSWAP_SLICE_GAP_NS on average, or no CPU was free anyway
  *     (LOCKSWAP_SLICE_BUSY); else the lock stays open ~64 ms (pays(),
- *     end_slice);
+ *     end_slice); a slice that nobody waited for rests the lock ~8 ms,
+ *     and an unproven one (its owner has not passed its probe) whose owner
+ *     went away is let go after one short watch period (watch);
+ *   - slice:futex keeps a reservation bit in the lock word mirroring
+ *     OWNED, so that its uncontended path is the futex lock's
+ *     (slice_futex.h; ls_slice_mirror, ls_slice_take_reserved);
  *   - groups, where the lock is not the bottleneck but more threads wait
  *     than LOCKSWAP_SLICE_SEATS: the k oldest share the slice, seats
  *     rotating one at a time (end_slice, pass_seat), the concurrency
