@@ -128,6 +128,17 @@ static inline __attribute__((always_inline)) int claim_lock(bool (*claim)(void *
  * initialised again has slot word 0, whose row is never keyed.
  * tests/stats test_counting's hand_lock (one thread, then two) counts
  * exactly one owner change. */
+static inline __attribute__((always_inline)) int taken(_Atomic uint32_t *(*name)(void *), void *s,
+                                                       uintptr_t site)
+{
+	struct ls_stats_count *r = ls_stats_quick_row(&ls_mutex_of(s)->stats, 0, (uintptr_t)s);
+	if (UNLIKELY(r == NULL))
+		return ls_mutex_counted_first(s, site);
+	ls_stats_quick_count(r, site);
+	ls_stats_quick_changed_flag(r, name(s));
+	return 0;
+}
+
 static inline __attribute__((always_inline)) int take_lock(bool (*take)(void *),
                                                            _Atomic uint32_t *(*name)(void *),
                                                            void *s, uintptr_t site)
@@ -136,12 +147,7 @@ static inline __attribute__((always_inline)) int take_lock(bool (*take)(void *),
 		return ls_mutex_counted_declined(s, site);
 	if (UNLIKELY(!take(s)))
 		return ls_mutex_counted_blocked(s, site);
-	struct ls_stats_count *r = ls_stats_quick_row(&ls_mutex_of(s)->stats, 0, (uintptr_t)s);
-	if (UNLIKELY(r == NULL))
-		return ls_mutex_counted_first(s, site);
-	ls_stats_quick_count(r, site);
-	ls_stats_quick_changed_flag(r, name(s));
-	return 0;
+	return taken(name, s, site);
 }
 
 /* The claim failed: the lock is held (the contended protocol), or it is
@@ -258,6 +264,72 @@ static void futex_atomic_unlock(void *s) { count_unlock(ls_futex_inline_unlock, 
 static struct ls_lock_ops futex_single_table = COUNTING(futex_single_lock, futex_single_unlock);
 static struct ls_lock_ops futex_atomic_table = COUNTING(futex_atomic_lock, futex_atomic_unlock);
 
+/* slice:futex, the default backend, whose verbs inline too
+ * (backends/inline_verbs.h): the futex lock's tries and claims at its lock
+ * word, the take with the reservation's test, and an unlock that names
+ * the caller without clearing the reservation. */
+static void slice_single_unlock(void *s)
+{
+	count_unlock(ls_slice_futex_inline_unlock, s);
+}
+#ifdef LS_INLINE_CLAIM_NAME_OFF
+static bool slice_claim_single(void *s, uint64_t mine, uint64_t *seen, uint64_t *to)
+{
+	return ls_futex_inline_claim_single(ls_slice_futex_inline_word(s), mine, seen, to);
+}
+static bool slice_reclaim(void *s, uint64_t *seen, uint64_t to)
+{
+	return ls_futex_inline_reclaim(ls_slice_futex_inline_word(s), seen, to);
+}
+static __attribute__((noinline)) int slice_other(void *s, uintptr_t site, uint64_t seen,
+                                                 uint64_t to)
+{
+	return claim_failed(slice_reclaim, ls_slice_futex_inline_name, s, site, seen, to);
+}
+static void slice_unclaim(void *s, uint64_t mine)
+{
+	ls_slice_futex_inline_unclaim(s, (uint32_t)(mine >> 32));
+}
+static void slice_atomic_unlock(void *s) { claim_unlock(slice_unclaim, s); }
+/* The take found a slice running: the caller keeps the lock if it owns
+ * the slice (ls_slice_take_reserved), and is counted as after any take;
+ * else it has let the lock go and waits through the blocked protocol.  Out
+ * of line, so that the common path keeps no frame. */
+static __attribute__((noinline)) int slice_reserved(void *s, uintptr_t site)
+{
+	if (ls_slice_futex_take_reserved(s) != 0)
+		return ls_mutex_counted_blocked(s, site);
+	return taken(ls_slice_futex_inline_name, s, site);
+}
+static int slice_atomic_lock(void *s)
+{
+	uintptr_t site = SITE();
+	struct ls_slice_futex *l = s;
+	if (UNLIKELY(!ls_stats_quick_take()))
+		return ls_mutex_counted_declined(s, site);
+	if (UNLIKELY(!ls_sf_take(&l->word)))
+		return ls_mutex_counted_blocked(s, site);
+	if (UNLIKELY(ls_sf_reserved(&l->word)))
+		return slice_reserved(s, site);
+	return taken(ls_slice_futex_inline_name, s, site);
+}
+static int slice_single_lock(void *s)
+{
+	return claim_lock(slice_claim_single, slice_other, s, SITE());
+}
+#else
+static bool slice_try(void *s, int *found)
+{
+	*found = 0;
+	return ls_slice_futex_inline_take(s);
+}
+static int slice_atomic_lock(void *s) { return count_lock(slice_try, s, SITE()); }
+static int slice_single_lock(void *s) { return count_lock(slice_try, s, SITE()); }
+static void slice_atomic_unlock(void *s) { count_unlock(ls_slice_futex_inline_unlock, s); }
+#endif
+static struct ls_lock_ops slice_single_table = COUNTING(slice_single_lock, slice_single_unlock);
+static struct ls_lock_ops slice_atomic_table = COUNTING(slice_atomic_lock, slice_atomic_unlock);
+
 const struct ls_lock_ops *ls_counting_table(const struct ls_lock_ops *b)
 {
 	if (ls_backend_is_passthrough(b))
@@ -270,6 +342,13 @@ const struct ls_lock_ops *ls_counting_table(const struct ls_lock_ops *b)
 #endif
 		futex_atomic_table.single = b->single ? &futex_single_table : NULL;
 		return &futex_atomic_table;
+	}
+	if (b == &ls_backend_slice_futex) {
+#ifdef LS_INLINE_CLAIM_NAME_OFF
+		ls_mutex_holder_in_state(LS_SLICE_FUTEX_NAME_OFF);
+#endif
+		slice_atomic_table.single = b->single ? &slice_single_table : NULL;
+		return &slice_atomic_table;
 	}
 	atomic_ops = b;
 	single_ops = b->single;

@@ -4,6 +4,9 @@
  * rwlock entry points' fast path, as the mutex's counting table
  * (counting.c) serves plain mutexes.
  *
+ * Inline: the futex rwlock's and the slice rwlock's verbs (the default),
+ * backends/inline_verbs.h; any other backend through its table.
+ *
  * rdlock: if the statistics may count inline (stats/quick.h: the thread's
  * hold-sample countdown is not at its end, nor parked), try the backend's
  * read (for an inlined backend without its back-out, which a refused try
@@ -45,6 +48,16 @@ static const struct ls_rwlock_ops *bound;
  * value before the blocked protocol: every exit but the common one is a
  * jump, so the verb keeps no frame.  The key is the address | type
  * (quick.h); the rwlock is 8-aligned, so + is |, and one lea. */
+static inline __attribute__((always_inline)) int count_read(void *s, uintptr_t site)
+{
+	struct ls_stats_count *r = ls_stats_quick_row(&ls_rw_of(s)->stats, 0,
+	                                              (uintptr_t)s + LS_STATS_QUICK_RWLOCK);
+	if (UNLIKELY(!r))
+		return ls_rwlock_counted_after(s, site);
+	ls_stats_bump(&r->c[LS_C_ACQ]);
+	return 0;
+}
+
 static inline __attribute__((always_inline)) int count_rdlock(int (*tryrd)(void *, unsigned),
                                                               int (*refused)(void *, uintptr_t, int),
                                                               void *s, unsigned f,
@@ -55,12 +68,7 @@ static inline __attribute__((always_inline)) int count_rdlock(int (*tryrd)(void 
 	int e = tryrd(s, f);
 	if (UNLIKELY(e != 0))
 		return refused(s, site, e);
-	struct ls_stats_count *r = ls_stats_quick_row(&ls_rw_of(s)->stats, 0,
-	                                              (uintptr_t)s + LS_STATS_QUICK_RWLOCK);
-	if (UNLIKELY(!r))
-		return ls_rwlock_counted_after(s, site);
-	ls_stats_bump(&r->c[LS_C_ACQ]);
-	return 0;
+	return count_read(s, site);
 }
 
 /* pthread_rwlock_unlock calls the unlock verb (it returns 0 after): the
@@ -113,12 +121,42 @@ static void futex_count_unlock(void *s, unsigned f)
 }
 static const struct ls_rwlock_ops futex_counting = COUNTING(futex_count_rdlock, futex_count_unlock);
 
+/* The slice rwlock, the default, whose verbs inline too: a fetch_add
+ * that did not let the reader straight in is settled out of line (the
+ * slice's owner and a reader joining readers keep the lock, and are
+ * counted here; anyone else has given the count back and blocks through
+ * the protocol). */
+static __attribute__((noinline)) int slice_settle(void *s, unsigned f, uintptr_t site,
+                                                  uint64_t old)
+{
+	if (ls_rwslice_rd_settle(s, f, old) != 0)
+		return ls_rwlock_counted_blocked(s, site, EBUSY);
+	return count_read(s, site);
+}
+static int slice_count_rdlock(void *s, unsigned f)
+{
+	uintptr_t site = SITE();
+	uint64_t old;
+	if (UNLIKELY(!ls_stats_quick_take()))
+		return ls_rwlock_counted_declined(s, site);
+	if (UNLIKELY(!ls_rwslice_inline_rd(s, f, &old)))
+		return slice_settle(s, f, site, old);
+	return count_read(s, site);
+}
+static void slice_count_unlock(void *s, unsigned f)
+{
+	count_unlock(ls_rwslice_inline_unlock, s, f);
+}
+static const struct ls_rwlock_ops slice_counting = COUNTING(slice_count_rdlock, slice_count_unlock);
+
 const struct ls_rwlock_ops *ls_rwlock_counting_table(const struct ls_rwlock_ops *b)
 {
 	if (ls_rwlock_is_passthrough(b))
 		return NULL;
 	if (b == &ls_rwlock_backend_futex)
 		return &futex_counting;
+	if (b == &ls_rwlock_backend_slice)
+		return &slice_counting;
 	bound = b;
 	return &any_counting;
 }

@@ -18,7 +18,23 @@
 #           mostly computes, then takes the lock)
 #   apps    LevelDB fillrandom and readrandom (bench/leveldb_bench), RocksDB
 #           readwhilewriting (db_bench), sysbench threads and mutex, stress-ng
-#           mutex, memcached driven by memcslap (bench/apps/)
+#           mutex, memcached driven by memcslap (bench/apps/); the three whose
+#           locks are their bottleneck on 2 cores (sysbench threads, stress-ng
+#           mutex, LevelDB fillrandom) are also marked lock-bound
+#   limit   MutexBench --limit (issue 45): the short section and a shorter one
+#           (--cs-work 4 --ncs-work 20) at LIMIT_THREADS, under the last arm
+#           (the default) and the first (glibc), LIMIT_SECONDS windows: each
+#           run's throughput over one thread alone's, and its min share
+#           (OUT/limit/*.json; rows named limit-short-T, limit-shorter-T)
+#   everyday  everyday multithreaded programs that are not lock-bound
+#           (bench/apps/everyday.sh, wall time): pigz, zstd -T, xz -T, lbzip2,
+#           sort --parallel, make -j of C files, node's thread pool, python3
+#           threads, a Java parallel stream (issue 45: what the default costs
+#           where locks do not matter)
+#
+# Programs: bash scripts/install-deps.sh --matrix installs the ones Debian
+# has (sysbench, stress-ng, memcached, libmemcached-tools, rocksdb-tools,
+# pigz, lbzip2; zstd, xz, node and java where they are missing).
 #
 # Settings (environment):
 #   ARMS="glibc,RWLOCK=glibc futex,RWLOCK=futex slice:futex,RWLOCK=slice"
@@ -26,8 +42,12 @@
 #                         the baseline of every ratio
 #   THREADS=1,2,8,32      short-section thread counts (2 cores: alone, threads =
 #                         CPUs, then oversubscribed)
-#   RW_THREADS=1,8  REQ_THREADS=8,32  APP_THREADS=8
-#   RUNS=5  WARMUP=1      measured and discarded rounds per row
+#   RW_THREADS=1,8  REQ_THREADS=8,32  APP_THREADS=8  EVERYDAY_THREADS=8
+#   EVERYDAY="pigz zstd xz lbzip2 sort make node python java"
+#   LIMIT_THREADS=8,32  LIMIT_SECONDS=1  LIMIT_ARMS="<first arm> <last arm>"
+#   RUNS=7  WARMUP=1      measured and discarded rounds per row
+#   BENCH_LOCK=FILE       take this lock (flock) around each row, so that other
+#                         timed work on a shared machine waits between rows
 #   DUR=0.5               seconds of a MutexBench window
 #   ROWS="..."            only these rows (names as in the report)
 #   PY=/usr/bin/python3   the interpreter with numpy
@@ -45,7 +65,12 @@ THREADS=${THREADS:-1,2,8,32}
 RW_THREADS=${RW_THREADS:-1,8}
 REQ_THREADS=${REQ_THREADS:-8,32}
 APP_THREADS=${APP_THREADS:-8}
-RUNS=${RUNS:-5}
+EVERYDAY=${EVERYDAY:-pigz zstd xz lbzip2 sort make node python java}
+EVERYDAY_THREADS=${EVERYDAY_THREADS:-8}
+LIMIT_THREADS=${LIMIT_THREADS:-8,32}
+LIMIT_SECONDS=${LIMIT_SECONDS:-1}
+read -r -a LIMIT_ARMS <<<"${LIMIT_ARMS:-${ARMS[0]} ${ARMS[${#ARMS[@]} - 1]}}"
+RUNS=${RUNS:-7}
 WARMUP=${WARMUP:-1}
 DUR=${DUR:-0.5}
 PY=${PY:-/usr/bin/python3}
@@ -74,15 +99,18 @@ bargs=()
 for a in "${ARMS[@]}"; do bargs+=(-b "$a"); done
 
 # row NAME GROUP [ab metric options...] -- CMD...
+# (GROUP app+lockbound: a real program whose locks are its bottleneck)
 row() {
-	local name=$1 group=$2; shift 2
+	local name=$1 group=${2%+lockbound} tag=$2; shift 2
 	want "$name" || return 0
 	local metric=()
 	while [ "$1" != "--" ]; do metric+=("$1"); shift; done
 	shift
 	say "$name: $*"
 	echo "$group" >"$OUT/rows/$name.group"
-	"$PY" scripts/lockswap ab -q "${bargs[@]}" --runs "$RUNS" --warmup "$WARMUP" --timeout 120 \
+	if [ "$tag" != "$group" ]; then touch "$OUT/rows/$name.lockbound"; else rm -f "$OUT/rows/$name.lockbound"; fi
+	${BENCH_LOCK:+flock "$BENCH_LOCK"} "$PY" scripts/lockswap ab -q "${bargs[@]}" --runs "$RUNS" \
+		--warmup "$WARMUP" --timeout 120 \
 		"${metric[@]}" --out "$OUT/rows/$name" -- "$@" >"$OUT/rows/$name.txt" 2>&1 ||
 		say "$name: some runs failed (see $OUT/rows/$name.txt)"
 }
@@ -123,7 +151,7 @@ for t in "${reqlist[@]}"; do
 done
 
 if has "$LB"; then
-	row leveldb-fill app --json-key ops_per_sec -- "$LB" --benchmarks fillrandom --threads "$APP_THREADS" --num 100000 --json
+	row leveldb-fill app+lockbound --json-key ops_per_sec -- "$LB" --benchmarks fillrandom --threads "$APP_THREADS" --num 100000 --json
 	row leveldb-read app --json-key ops_per_sec -- "$LB" --benchmarks readrandom --threads "$APP_THREADS" --num 100000 --seconds 1 --json
 else
 	skip leveldb-fill "no $LB (libleveldb-dev)"; skip leveldb-read "no $LB (libleveldb-dev)"
@@ -133,18 +161,84 @@ if has db_bench; then
 		bash bench/apps/rocksdb.sh "$APP_THREADS" 1
 else skip rocksdb-rww "no db_bench (rocksdb-tools)"; fi
 if has sysbench; then
-	row sysbench-threads app --metric 'total number of events: *([0-9]+)' -- \
+	row sysbench-threads app+lockbound --metric 'total number of events: *([0-9]+)' -- \
 		sysbench threads --threads="$APP_THREADS" --time=1 run
 	row sysbench-mutex app --metric 'total time: *([0-9.]+)s' --lower-is-better -- \
 		sysbench mutex --threads="$APP_THREADS" run
 else skip sysbench-threads "no sysbench"; skip sysbench-mutex "no sysbench"; fi
 if has stress-ng; then
-	row stress-ng-mutex app --metric 'mutex +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +([0-9.]+)' -- \
+	row stress-ng-mutex app+lockbound --metric 'mutex +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +([0-9.]+)' -- \
 		sh -c "stress-ng --mutex $APP_THREADS --timeout 1 --metrics 2>&1"  # its metrics go to stderr
 else skip stress-ng-mutex "no stress-ng"; fi
 if has memcached && has memcslap; then
 	row memcached app --metric 'seconds: ([0-9.]+)' --lower-is-better -- bash bench/apps/memcached.sh 4
 else skip memcached "no memcached or memcslap (memcached, libmemcached-tools)"; fi
+
+# The lock-bound limit: MutexBench --limit, every arm once per round in a
+# fresh random order (after WARMUP discarded rounds), RUNS rounds.
+limit_rows=()
+IFS=, read -r -a limlist <<<"$LIMIT_THREADS"
+for t in "${limlist[@]}"; do
+	for sec in short shorter; do
+		want "limit-$sec-$t" && limit_rows+=("limit-$sec-$t")
+	done
+done
+if [ ${#limit_rows[@]} -gt 0 ]; then
+	say "limit rows: ${limit_rows[*]} under ${LIMIT_ARMS[*]}"
+	mkdir -p "$OUT/limit"
+	${BENCH_LOCK:+flock "$BENCH_LOCK"} "$PY" - "$OUT/limit" "$RUNS" "$WARMUP" "$LIMIT_SECONDS" "$MB" \
+		"$PWD/liblockswap.so" \
+		"${#limit_rows[@]}" "${limit_rows[@]}" "${LIMIT_ARMS[@]}" <<'PY' || say "limit rows: some runs failed"
+import json, os, random, subprocess, sys
+out, runs, warmup, secs, mb, lib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6]
+n = int(sys.argv[7])
+rows, arms = sys.argv[8:8 + n], sys.argv[8 + n:]
+SECTIONS = {"short": ["--cs-work", "10", "--ncs-work", "10"],
+            "shorter": ["--cs-work", "4", "--ncs-work", "20"]}
+def env_of(arm):
+    e = dict(os.environ, LD_PRELOAD=lib)
+    parts = arm.split(",")
+    e["LOCKSWAP_BACKEND"] = parts[0]
+    for kv in parts[1:]:
+        k, v = kv.split("=", 1)
+        if k == "LIB":
+            e["LD_PRELOAD"] = v
+        else:
+            e["LOCKSWAP_" + k] = v
+    return e
+results = {(r, a): [] for r in rows for a in arms}
+for rnd in range(warmup + runs):
+    cells = [(r, a) for r in rows for a in arms]
+    random.shuffle(cells)
+    for r, a in cells:
+        _, sec, t = r.split("-")
+        cmd = [mb, "--json", "--limit", "--seconds", secs, "--threads", t] + SECTIONS[sec]
+        p = subprocess.run(cmd, env=env_of(a), capture_output=True, text=True, timeout=120)
+        if p.returncode != 0:
+            print(f"{r} {a}: exit {p.returncode}: {p.stderr.strip()[:200]}", file=sys.stderr)
+            continue
+        if rnd < warmup:
+            continue
+        d = json.loads(p.stdout.strip().splitlines()[-1])
+        results[(r, a)].append({k: d[k] for k in ("limit_ratio", "min_share", "throughput",
+                                                  "limit_throughput")})
+for (r, a), got in results.items():
+    _, sec, t = r.split("-")
+    tag = a.split(",")[0].replace(":", "_")
+    with open(os.path.join(out, f"{r}-{tag}.json"), "w") as f:
+        json.dump({"row": r, "arm": a, "threads": int(t), "section": " ".join(SECTIONS[sec]),
+                   "runs": got}, f)
+PY
+fi
+
+# The everyday programs: each one's binary (make: the compiler it drives).
+for p in $EVERYDAY; do
+	case $p in make) bin=gcc ;; python) bin=/usr/bin/python3 ;; *) bin=$p ;; esac
+	if has "$bin"; then
+		row "everyday-$p" everyday --metric 'seconds: ([0-9.]+)' --lower-is-better -- \
+			bash bench/apps/everyday.sh "$p" "$EVERYDAY_THREADS"
+	else skip "everyday-$p" "no $bin (bash scripts/install-deps.sh --matrix)"; fi
+done
 
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/machine.txt"
 "$PY" scripts/default_matrix_report.py "$OUT"

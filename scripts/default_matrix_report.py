@@ -7,8 +7,17 @@ OUT/matrix.md: for every row, each arm's paired ratio to the first arm
 that > 1 is better in every row (for a lower-is-better metric, such as a
 latency or a wall time, the ratio is inverted, interval included); the
 min share where the row records it; then, per arm, the geometric mean over
-the real programs and the issue's targets:
-  micro and latency rows >= 1.0; apps: geomean >= 1.15, none below 0.95.
+the real programs and the targets:
+  issue 38: micro and latency rows >= 1.0; apps: geomean >= 1.15, none
+  below 0.95;
+  issue 45: every real-program row (group app) and every everyday-program
+  row (group everyday): >= 1.00 at the median and no interval entirely
+  below 0.98; the geometric mean over the lock-bound rows (real programs
+  marked NAME.lockbound) >= 1.3; every interval that lies below 1 is
+  flagged in the table ("below 1");
+and, where the matrix ran them, the lock-bound limit rows (OUT/limit/
+*.json: MutexBench --limit, throughput over one thread alone's, and min
+share, per round): median and 95% interval, against >= 0.9 and >= 0.9.
 A row is judged on the median of its per-round ratios: its interval is
 printed beside it, so a verdict inside the noise reads as such.
 """
@@ -25,6 +34,13 @@ from lockswap_cli import stats
 TARGET_APPS_GEOMEAN = 1.15
 TARGET_APP_FLOOR = 0.95
 TARGET_ROW = 1.0
+# Issue 45: real and everyday programs, the lock-bound rows, the limit.
+TARGET_PROGRAM_MEDIAN = 1.0
+TARGET_PROGRAM_INTERVAL = 0.98
+TARGET_LOCKBOUND_GEOMEAN = 1.3
+TARGET_LIMIT = 0.9
+TARGET_LIMIT_SHARE = 0.9
+PROGRAM_GROUPS = ("app", "everyday")
 
 
 def fmt(x, digits=3):
@@ -40,7 +56,9 @@ def load_rows(out):
         if not os.path.exists(jpath):
             rows.append((name, group, None))
             continue
-        rows.append((name, group, json.load(open(jpath))))
+        res = json.load(open(jpath))
+        res["lockbound"] = os.path.exists(os.path.join(out, "rows", name + ".lockbound"))
+        rows.append((name, group, res))
     skipped = {}
     for path in sorted(glob.glob(os.path.join(out, "rows", "*.skipped"))):
         skipped[os.path.basename(path)[:-len(".skipped")]] = open(path).read().strip()
@@ -57,7 +75,7 @@ def extra_median(result, label, key):
     return vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
 
 
-ORDER = {"micro": 0, "latency": 1, "app": 2}
+ORDER = {"micro": 0, "latency": 1, "app": 2, "everyday": 3}
 
 
 def round_ratios(result, label):
@@ -74,6 +92,53 @@ def round_ratios(result, label):
             x = vals[label] / vals[base_label]
             out[rnd] = 1.0 / x if lower else x
     return out
+
+
+def median_interval(values, seed=1):
+    """(median, low, high) of values with a 95% bootstrap interval of the
+    median, or None with too few."""
+    a = np.asarray([v for v in values if v is not None], dtype=float)
+    if a.size < stats.MIN_RUNS:
+        return None
+    low, high = stats.middle(stats.resampled_medians(a, np.random.default_rng(seed)))
+    return float(np.median(a)), low, high
+
+
+def load_limits(out):
+    """OUT/limit/NAME.json: {"arm", "threads", "section", "runs": [{"limit_ratio",
+    "min_share", "throughput", "limit_throughput"}, ...]}, as default-matrix.sh
+    writes them."""
+    found = []
+    for path in sorted(glob.glob(os.path.join(out, "limit", "*.json"))):
+        found.append((os.path.basename(path)[:-len(".json")], json.load(open(path))))
+    return found
+
+
+def limit_lines(out):
+    limits = load_limits(out)
+    if not limits:
+        return []
+    lines = ["", "## Lock-bound: at the limit of one thread alone", "",
+             f"MutexBench `--limit`: each run's throughput over one thread alone's at the same "
+             f"work (measured first, in the same run), and its min share over the window; "
+             f"median [95% interval] over the rounds. Targets: >= {TARGET_LIMIT} and min share "
+             f">= {TARGET_LIMIT_SHARE}.", "",
+             "| row | arm | threads | section | runs | throughput / one thread alone | min share | verdict |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, d in limits:
+        runs = d.get("runs", [])
+        lim = median_interval([r.get("limit_ratio") for r in runs])
+        share = median_interval([r.get("min_share") for r in runs], seed=2)
+        if lim is None or share is None:
+            lines.append(f"| {name} | `{d.get('arm')}` | {d.get('threads')} | {d.get('section')} | "
+                         f"{len(runs)} | - | - | too few runs |")
+            continue
+        ok = lim[0] >= TARGET_LIMIT and share[0] >= TARGET_LIMIT_SHARE
+        lines.append(f"| {name} | `{d.get('arm')}` | {d.get('threads')} | {d.get('section')} | "
+                     f"{len(runs)} | **{lim[0]:.3f}** [{lim[1]:.3f}, {lim[2]:.3f}] | "
+                     f"{share[0]:.3f} [{share[1]:.3f}, {share[2]:.3f}] | "
+                     f"{'met' if ok else 'missed'} |")
+    return lines
 
 
 def geomean_interval(app_results, label, seed=1):
@@ -141,14 +206,55 @@ def main(out):
                 out_cells.append(f"{c[0]:,.6g}" + (f", share {c[3]:.2f}" if c[3] is not None else ""))
             else:
                 s = f"**{fmt(c[0])}** [{fmt(c[1])}, {fmt(c[2])}]"
+                if c[2] is not None and c[2] < 1.0:
+                    s += " below 1"
                 if c[3] is not None:
                     s += f", share {c[3]:.2f}"
                 out_cells.append(s)
-        lines.append(f"| {name} | {group} | {metric} | " + " | ".join(out_cells) + " |")
+        tag = " (lock-bound)" if res.get("lockbound") else ""
+        lines.append(f"| {name} | {group}{tag} | {metric} | " + " | ".join(out_cells) + " |")
     for name, why in skipped.items():
         lines.append(f"| {name} | - | left out: {why} |" + " |" * len(arms))
 
-    lines += ["", "## Against the targets", "",
+    cells_by_row = {name: (group, res, cells) for name, group, res, cells in table}
+    lines += ["", "## Against issue 45's targets", "",
+              f"Every real-program and everyday-program row: >= {TARGET_PROGRAM_MEDIAN:.2f} at the "
+              f"median, no interval entirely below {TARGET_PROGRAM_INTERVAL}; lock-bound rows: "
+              f"geometric mean >= {TARGET_LOCKBOUND_GEOMEAN}. Rows whose interval lies below 1 "
+              "are flagged in the table above.", ""]
+    lines.append("| arm | program rows below 1.00 (median) | intervals entirely below 0.98 | "
+                 "intervals below 1 | lock-bound geomean (of medians) | per round: median [95%] | "
+                 "everyday geomean, per round | verdict |")
+    lines.append("|---|---|---|---|---|---|---|---|")
+    for a in arms[1:]:
+        below, under98, flagged, lockbound = [], [], [], []
+        for name, (group, res, cells) in cells_by_row.items():
+            c = cells.get(a) if res is not None else None
+            if c is None or c[0] is None:
+                continue
+            if c[2] is not None and c[2] < 1.0:
+                flagged.append(f"{name} {c[0]:.3f}")
+            if group in PROGRAM_GROUPS:
+                if c[0] < TARGET_PROGRAM_MEDIAN:
+                    below.append(f"{name} {c[0]:.3f}")
+                if c[2] is not None and c[2] < TARGET_PROGRAM_INTERVAL:
+                    under98.append(f"{name} [{c[1]:.3f}, {c[2]:.3f}]")
+            if res.get("lockbound"):
+                lockbound.append((res, c[0]))
+        lgm = (math.exp(sum(math.log(r) for _, r in lockbound) / len(lockbound))
+               if lockbound else None)
+        lgi = geomean_interval([r for r, _ in lockbound], a) if lockbound else None
+        ev = [res for _, (g, res, _) in cells_by_row.items() if g == "everyday" and res is not None]
+        egi = geomean_interval(ev, a) if ev else None
+        ok = (not below and not under98 and lgm is not None and lgm >= TARGET_LOCKBOUND_GEOMEAN)
+        lines.append(
+            f"| `{a}` | {', '.join(below) or 'none'} | {', '.join(under98) or 'none'} | "
+            f"{', '.join(flagged) or 'none'} | {fmt(lgm)} ({len(lockbound)} rows) | "
+            f"{f'{lgi[0]:.3f} [{lgi[1]:.3f}, {lgi[2]:.3f}]' if lgi else '-'} | "
+            f"{f'{egi[0]:.3f} [{egi[1]:.3f}, {egi[2]:.3f}] ({egi[3]} rounds)' if egi else '-'} | "
+            f"{'met' if ok else 'missed'}{'' if lockbound else ' (no lock-bound rows ran)'} |")
+
+    lines += ["", "## Against issue 38's targets", "",
               f"Micro and latency rows >= {TARGET_ROW} each; real programs: geometric mean >= "
               f"{TARGET_APPS_GEOMEAN}, none below {TARGET_APP_FLOOR}.", ""]
     app_results = [res for _, g, res, _ in table if g == "app" and res is not None]
@@ -157,7 +263,8 @@ def main(out):
     lines.append("|---|---|---|---|---|---|")
     for a in arms[1:]:
         vals = per_arm.get(a, [])
-        low_rows = [f"{n} {r:.3f}" for n, g, r in vals if g != "app" and r is not None and r < TARGET_ROW]
+        low_rows = [f"{n} {r:.3f}" for n, g, r in vals
+                    if g not in PROGRAM_GROUPS and r is not None and r < TARGET_ROW]
         apps = [(n, r) for n, g, r in vals if g == "app" and r]
         gm = math.exp(sum(math.log(r) for _, r in apps) / len(apps)) if apps else None
         low_apps = [f"{n} {r:.3f}" for n, r in apps if r < TARGET_APP_FLOOR]
@@ -167,6 +274,7 @@ def main(out):
         gi_text = f"{gi[0]:.3f} [{gi[1]:.3f}, {gi[2]:.3f}] ({gi[3]} rounds)" if gi else "-"
         lines.append(f"| `{a}` | {', '.join(low_rows) or 'none'} | {fmt(gm)} ({len(apps)} programs) | "
                      f"{gi_text} | {', '.join(low_apps) or 'none'} | {verdict} |")
+    lines += limit_lines(out)
     lines.append("")
     with open(os.path.join(out, "matrix.md"), "w") as f:
         f.write("\n".join(lines))

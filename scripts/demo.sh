@@ -179,6 +179,20 @@ HEADLINE="$OUT/headline.md"
 	--fair "32 threads=$OUT/mutexbench-32t.json" \
 	--fair "LevelDB readrandom=$OUT/leveldb-readrandom.json" \
 	--profile "LevelDB readrandom, 8 threads=$PROFILE.json" >"$HEADLINE" || STATUS=1
+# The default at the limit (issue 45): its throughput over one thread
+# alone's (MutexBench --limit, short section, 8 threads), a fourth line.
+say "MutexBench, 8 threads: the default against one thread alone (--limit)"
+if LD_PRELOAD="$PWD/liblockswap.so" build/bench/mutexbench --threads 8 --seconds "$SECS" \
+	--limit --json >"$OUT/limit.json"; then
+	/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(
+	    "- **At the limit**: the default ran MutexBench (8 threads, short section) at %.2fx the "
+	    "throughput of one thread alone (%s against %s ops/s), min share %.2f; 1.0 is the most a "
+	    "lock that serves one owner at a time can do." % (d["limit_ratio"],
+	    format(round(d["throughput"]), ","), format(round(d["limit_throughput"]), ","),
+	    d["min_share"]))' "$OUT/limit.json" | tee -a "$HEADLINE"
+else
+	STATUS=1
+fi
 
 frontier() { # TITLE PNG: a frontier plot, if the comparison drew one
 	[ -f "$OUT/$2" ] && printf '\n![%s](%s)\n' "$1" "$2"

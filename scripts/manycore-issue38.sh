@@ -17,7 +17,16 @@
 #              states sampled (150 s)
 #   seeds      scripts/manycore/seeds.sh: the reference texts' many-core
 #              claims (docs/seeds.md rows Q1, Q5, M2, C2) (90 s)
-# Budgets add up to 600 s; the parts' own settings keep them inside.
+#   issue45    the default matrix's rows of issue 45 at 16 / 64 threads
+#              (scripts/default-matrix.sh): the lock-bound limit (MutexBench
+#              --limit, short and shorter sections, glibc and the default;
+#              target >= 0.9 of one thread alone at min share >= 0.9) and the
+#              everyday programs that are not lock-bound (those the machine
+#              has: make, sort, python3 at least; default >= 1.00x glibc)
+#              (150 s)
+# Budgets add up to 750 s, over one command's 10 minutes: run it as two,
+# PARTS="default bcs capacitor" (510 s), then PARTS="seeds issue45" (240 s);
+# the parts' own settings keep each inside its budget.
 #
 # Before: build here (`make -j2 all`), then carry build/, liblockswap.so and,
 # for LevelDB's rows, a folder of the libraries build/bench/leveldb_bench
@@ -30,7 +39,7 @@
 set -u
 cd "$(dirname "$0")/.."
 OUT=${1:-out/manycore-issue38}
-read -r -a PARTS <<<"${PARTS:-default bcs capacitor seeds}"
+read -r -a PARTS <<<"${PARTS:-default bcs capacitor seeds issue45}"
 PY=${PY:-$(command -v /usr/bin/python3 || command -v python3)}
 export PY
 QUICK=${LS_MANYCORE_QUICK:-}
@@ -57,8 +66,22 @@ part_default() {
 	fi
 }
 
+# Issue 45's rows: the limit rows and the everyday programs, 16 / 64 threads.
+part_issue45() {
+	local rows="" p
+	for p in ${EVERYDAY:-pigz zstd xz lbzip2 sort make node python java}; do rows="$rows everyday-$p"; done
+	if [ -n "${LS_MANYCORE_QUICK:-}" ]; then
+		DUR=0.05 RUNS=2 WARMUP=0 LIMIT_THREADS=2 LIMIT_SECONDS=0.05 EVERYDAY_THREADS=2 EVERYDAY=sort \
+			ROWS="limit-short-2 everyday-sort" bash scripts/default-matrix.sh "$1"
+	else
+		RUNS=3 WARMUP=1 LIMIT_THREADS=16,64 LIMIT_SECONDS=0.4 EVERYDAY_THREADS=16 \
+			ROWS="limit-short-16 limit-shorter-16 limit-short-64 limit-shorter-64$rows" \
+			bash scripts/default-matrix.sh "$1"
+	fi
+}
+
 summary=$OUT/summary.md
-echo "# Issue 38 on many cores" >"$summary"
+echo "# Issues 38 and 45 on many cores" >"$summary"
 echo >>"$summary"
 sed 's/^/    /' "$OUT/machine.txt" >>"$summary"
 for part in "${PARTS[@]}"; do
@@ -67,15 +90,16 @@ for part in "${PARTS[@]}"; do
 	bcs)       budget=120 ;;
 	capacitor) budget=150 ;;
 	seeds)     budget=90 ;;
-	*) say "unknown part '$part' (default bcs capacitor seeds)"; exit 2 ;;
+	issue45)   budget=150 ;;
+	*) say "unknown part '$part' (default bcs capacitor seeds issue45)"; exit 2 ;;
 	esac
 	dir=$OUT/$part
 	mkdir -p "$dir"
 	start=$(date +%s)
 	say "$part (budget ${budget} s)"
-	if [ "$part" = default ]; then
-		export -f part_default
-		timeout -k 5 "$budget" bash -c 'part_default "$0"' "$dir" >"$dir/log.txt" 2>&1
+	if [ "$part" = default ] || [ "$part" = issue45 ]; then
+		export -f "part_$part"
+		timeout -k 5 "$budget" bash -c "part_$part \"\$0\"" "$dir" >"$dir/log.txt" 2>&1
 	elif [ -f "scripts/manycore/$part.sh" ]; then
 		timeout -k 5 "$budget" bash "scripts/manycore/$part.sh" "$dir" >"$dir/log.txt" 2>&1
 	else

@@ -96,6 +96,9 @@ static void usage(void)
 	       "  --mixed F       two classes: --cs-work and F times it (half the threads each)\n"
 	       "  --nice LIST     nice increments, e.g. 0,3: thread i raises its nice value by\n"
 	       "                  LIST[i %% n] (raising needs no privilege)\n"
+	       "  --limit         first run the same work with one thread alone (a child\n"
+	       "                  process) and report this run's throughput over it: how close\n"
+	       "                  a lock that serves one owner at a time comes to its limit\n"
 	       "  --time-holds    hold shares from a clock read around each critical section\n"
 	       "                  (TSC on x86) instead of counted work units\n"
 	       "  --json          one JSON object instead of the human line\n"
@@ -106,7 +109,7 @@ void parse_args(int argc, char **argv)
 {
 	enum { O_THREADS = 256, O_SECONDS, O_CSWORK, O_CSLINES, O_NCSWORK, O_LOCKS,
 	       O_MODE, O_JSON, O_SEED, O_BREAK, O_READPCT, O_WARMUP, O_CLASSES, O_MIXED,
-	       O_TIMEHOLDS, O_LATE, O_NICE };
+	       O_TIMEHOLDS, O_LATE, O_NICE, O_LIMIT };
 	long mixed = 0;
 	static const struct option lo[] = {
 		{ "threads",  required_argument, 0, O_THREADS },
@@ -124,6 +127,7 @@ void parse_args(int argc, char **argv)
 		{ "mixed",    required_argument, 0, O_MIXED },
 		{ "time-holds", no_argument,     0, O_TIMEHOLDS },
 		{ "nice",     required_argument, 0, O_NICE },
+		{ "limit",    no_argument,       0, O_LIMIT },
 		{ "help",     no_argument,       0, 'h' },
 		{ "break-exclusion", no_argument, 0, O_BREAK },  /* test-only, hidden */
 		{ "late-thread", required_argument, 0, O_LATE }, /* test-only, hidden */
@@ -146,6 +150,7 @@ void parse_args(int argc, char **argv)
 		case O_TIMEHOLDS: opt.time_holds = true; break;
 		case O_CLASSES: parse_classes(optarg); break;
 		case O_NICE:    parse_nice(optarg); break;
+		case O_LIMIT:   opt.limit = true; break;
 		case O_SECONDS: opt.seconds = parse_seconds("seconds", optarg, false); break;
 		case O_WARMUP:  opt.warmup = parse_seconds("warmup", optarg, true); break;
 		case O_LATE:    opt.late_thread = parse_seconds("late-thread", optarg, true); break;
@@ -198,6 +203,11 @@ void parse_args(int argc, char **argv)
 		usage_error("condvar mode needs --threads >= 2 (half produce, half consume)");
 	if (opt.mode == M_CONDVAR && opt.locks > opt.threads / 2)
 		usage_error("condvar mode needs --locks <= threads/2 so each queue has a producer and a consumer");
+	if (opt.limit && (opt.mode == M_CONDVAR || opt.mode == M_MIXED))
+		usage_error("--limit needs a mode one thread can run alone (mutex, trylock, rwlock, "
+		            "request), not %s", mode_names[opt.mode]);
+	if (opt.limit && (opt.nclasses || opt.nnice))
+		usage_error("--limit runs one thread alone: give it without --classes, --mixed or --nice");
 	if (opt.break_excl && (opt.threads < 2 || opt.mode == M_CONDVAR))
 		usage_error("--break-exclusion needs --threads >= 2 and a mode other than condvar");
 }

@@ -11,6 +11,7 @@
 
 #include "latency.h"
 #include "mutexbench.h"
+#include "limit.h"
 #include "report.h"
 #include "shares.h"
 #include "short_windows.h"
@@ -250,9 +251,9 @@ static void gather(struct results *r, const struct window *w)
 	r->all_acquired = atomic_load_explicit(&all_acquired_ns, memory_order_relaxed);
 }
 
-int main(int argc, char **argv)
+/* One run as the options say: the threads, the window, the results. */
+static void run(struct results *r, struct window *w)
 {
-	parse_args(argc, argv);
 	ticks_init();
 	setup();
 	start_threads();
@@ -260,13 +261,27 @@ int main(int argc, char **argv)
 	pthread_barrier_wait(&start_barrier);
 	mark_start();
 	start_ns = atomic_load_explicit(&start_at, memory_order_relaxed);
-	struct window w;
-	measure_window(&w);
+	measure_window(w);
 	uint64_t run_end = now_ns();
 	stop_threads();
 
-	struct results r = { .run_end = run_end };
-	gather(&r, &w);
+	*r = (struct results){ .run_end = run_end };
+	gather(r, w);
+}
+
+int main(int argc, char **argv)
+{
+	parse_args(argc, argv);
+	/* --limit: the same run with one thread first, in a child of its own
+	 * (limit.c), before this process starts any thread. */
+	double alone = opt.limit ? limit_alone(run) : 0;
+	struct window w;
+	struct results r;
+	run(&r, &w);
+	if (opt.limit) {
+		r.limit = alone;
+		r.limit_ratio = alone > 0 ? r.tput / alone : 0;
+	}
 	if (opt.json)
 		report_json(&r);
 	else

@@ -23,6 +23,7 @@
  *   ticks.[ch]      the cheap per-op clock (the TSC) and its calibration
  *   short_windows.[ch]  per-thread acquisitions per 1 ms, longest stretches
  *   latency.[ch]    request latencies: a per-thread log-linear histogram
+ *   limit.[ch]      --limit: the same run with one thread alone, first
  *   shares.[ch]     fairness figures of per-thread amounts, percentiles
  *   report.c        the JSON object and the human line
  */
@@ -100,6 +101,7 @@ struct options {
 	const char *classes_text;
 	int nnice;                   /* 0: no --nice */
 	long nice_inc[MAX_CLASSES];
+	bool limit;                  /* --limit: one thread alone first (limit.c) */
 };
 extern struct options opt;
 

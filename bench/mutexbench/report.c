@@ -125,6 +125,8 @@ void report_json(const struct results *r)
 		       (unsigned long long)r->req_worst_p99);
 		print_u64_array("per_thread_request_p99_ns", r->req_thread_p99, T);
 	}
+	if (opt.limit)
+		printf(",\"limit_throughput\":%.1f,\"limit_ratio\":%.4f", r->limit, r->limit_ratio);
 	if (opt.nclasses) {
 		printf(",\"classes\":[");
 		for (int k = 0; k < opt.nclasses; k++)
@@ -172,6 +174,8 @@ void report_human(const struct results *r)
 	human_share("fair_1ms_min_share", r->ms1.min_share);
 	human_share("fair_10ms_min_share", r->ms10.min_share);
 	printf(" longest_stretch_us=%.1f", (double)r->longest_max_ns / 1e3);
+	if (opt.limit)
+		printf(" limit=%.0f ops/s limit_ratio=%.3f", r->limit, r->limit_ratio);
 	if (opt.mode == M_REQUEST)
 		printf(" request_p50_ns=%llu request_p99_ns=%llu request_p999_ns=%llu"
 		       " request_max_ns=%llu request_worst_thread_p99_ns=%llu",

@@ -34,6 +34,8 @@ struct results {
 	 * thread's p99 */
 	uint64_t requests, req_p50, req_p99, req_p999, req_max, req_worst_p99;
 	uint64_t *req_thread_p99;
+	/* --limit: one thread alone's throughput (ops/s) and this run's over it */
+	double limit, limit_ratio;
 };
 
 void report_json(const struct results *r);

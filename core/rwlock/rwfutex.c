@@ -103,6 +103,11 @@ static int wake_all(_Atomic uint32_t *q)
 	return ls_unpark(q, INT_MAX);
 }
 
+void ls_rwlock_wake_readers(struct ls_rwlock *l)
+{
+	wake_all(&l->rq);
+}
+
 /* The last reader left and writers wait: hand the lock to them unless a
  * reader or writer got in first (then its unlock decides). */
 void ls_rwlock_hand_to_writer(struct ls_rwlock *l)

@@ -17,8 +17,11 @@
  *                LS_RW_FAIR_NS; write unlocks hand the lock to the waiting
  *                writers (as under writer preference) until a counted
  *                writer takes it (only set while waiting writers > 0)
- *   bits 3..31   waiting writers, in units of LS_RW_WWAIT (8): writers that
+ *   bits 3..30   waiting writers, in units of LS_RW_WWAIT (8): writers that
  *                found the lock busy and have not yet acquired or given up
+ *   bit 31       LS_RW_RESERVED: never set or read by this lock (every
+ *                transition here keeps it); the slice rwlock in front of it
+ *                (rwslice.h) keeps its reservation there
  *   bits 32..63  readers holding the lock, in units of LS_RW_READER;
  *                LS_RW_READERS_MAX more would overflow: EAGAIN
  * Futex words rq (readers park here) and wq (writers park here):
@@ -94,7 +97,8 @@
 #define LS_RW_HANDOFF UINT64_C(2)
 #define LS_RW_HUNGRY UINT64_C(4)
 #define LS_RW_WWAIT UINT64_C(8)
-#define LS_RW_WWAIT_MASK UINT64_C(0xfffffff8)
+#define LS_RW_WWAIT_MASK UINT64_C(0x7ffffff8)
+#define LS_RW_RESERVED (UINT64_C(1) << 31)
 #define LS_RW_READER (UINT64_C(1) << 32)
 #define LS_RW_READERS_SHIFT 32
 #define LS_RW_READERS_MAX UINT64_C(0xffffffff)
@@ -140,6 +144,11 @@ int ls_rwlock_wrlock_slow(struct ls_rwlock *l, unsigned flags, clockid_t clock,
                           const struct timespec *abstime);
 void ls_rwlock_hand_to_writer(struct ls_rwlock *l);
 void ls_rwlock_wrunlock(struct ls_rwlock *l, unsigned flags);
+/* A write unlock's wake-up after its own seq_cst RMW freed the lock with
+ * no writer waiting: every parked reader (the waker's half of the Dekker
+ * pattern, see the header).  For a caller with its own unlock path (the
+ * slice rwlock's, rwslice.h); ls_rwlock_wrunlock does it itself. */
+void ls_rwlock_wake_readers(struct ls_rwlock *l);
 
 static inline void ls_rwlock_rdunlock(struct ls_rwlock *l)
 {

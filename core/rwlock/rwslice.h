@@ -56,7 +56,7 @@ extern const struct ls_lockable ls_rwslice_rd[2], ls_rwslice_wr[2];
 static inline bool ls_rwslice_held(struct ls_rwlock *inner)
 {
 	return atomic_load_explicit(&inner->word, memory_order_relaxed) &
-	       ~(LS_RW_WWAIT_MASK | LS_RW_HUNGRY);
+	       ~(LS_RW_WWAIT_MASK | LS_RW_HUNGRY | LS_RW_RESERVED);
 }
 
 /* The read rule above: a reader that does not own the slice joins readers
@@ -72,27 +72,51 @@ static inline int ls_rwslice_join_readers(struct ls_rwslice *l, unsigned flags)
 	return ls_rwlock_tryrdlock(&l->inner, flags);
 }
 
-/* The uncontended path of either lock call: while no slice runs and
- * nobody queues, a lock call is the inner try, inlined (ls_slice_lock
- * would make the same try through the lockable's pointer).  A read
- * lock+unlock pair fell from 154 to 107 instructions (callgrind, one thread;
- * glibc's own pair is 73, through the pass-through 106). */
-static inline bool ls_rwslice_open(const struct ls_rwslice *l)
-{
-	/* relaxed: a hint; the inner try decides, and orders the section. */
-	return ls_slice_open(atomic_load_explicit(&l->slice.word, memory_order_relaxed));
-}
+/* The uncontended paths read no slice word: the slice's reservation is a
+ * bit of the inner lock's word (LS_RW_RESERVED, mirrored from the slice
+ * word's OWNED by slice.c ls_slice_mirror, through the lockables'
+ * `reserve`), as slice:futex keeps its own (core/wrap/slice_futex.h).
+ * A read lock is the inner lock's one fetch_add, and is done when the
+ * word it found had no writer, no reservation, no reader-count overflow
+ * ahead and (PREFER_WRITER) no waiting writer; a write lock is the inner
+ * CAS, from a word with no holder and no reservation.  Anything else goes
+ * out of line (rwslice.c), where the slice decides: the owner's
+ * acquisitions are accounted, a reader joins readers that hold the lock,
+ * anyone else queues.  A read lock+unlock pair went from 106 to 87
+ * instructions, a write pair from 144 to 113 (callgrind, a second thread
+ * alive; glibc's own through the pass-through 105 / 128: docs/results.md,
+ * "The default you can leave on"). */
+#define LS_RWSLICE_RD_STOP (LS_RW_WRITER | LS_RW_RESERVED)
 
-/* The lock calls past the uncontended path, out of line (rwslice.c): inlined,
- * they made the uncontended path save registers and grow a frame. */
+/* The lock calls past the uncontended path, out of line (rwslice.c):
+ * inlined, they made the uncontended path save registers and grow a frame.
+ * rdlock_raised: the fast path's fetch_add found `old`; the caller holds a
+ * reader count it may have to give back. */
+int ls_rwslice_rdlock_raised(struct ls_rwslice *l, unsigned flags, uint64_t old);
+/* Its decision alone, never blocking: 0, holding a read lock; EBUSY, the
+ * count given back (the statistics' counting table, which then blocks
+ * through its own protocol). */
+int ls_rwslice_rd_settle(struct ls_rwslice *l, unsigned flags, uint64_t old);
 int ls_rwslice_rdlock_contended(struct ls_rwslice *l, unsigned flags);
 int ls_rwslice_wrlock_contended(struct ls_rwslice *l, unsigned flags);
 
+/* The fetch_add found the lock free for readers, with no slice: done.  A
+ * count of 2^31 readers or more (the sign bit) goes out of line, where the
+ * inner lock's own test refuses the count that would overflow: the
+ * fetch_add cannot wrap before another 2^31 readers arrive at once. */
+static inline bool ls_rwslice_rd_clear(uint64_t old, unsigned flags)
+{
+	return !(old & LS_RWSLICE_RD_STOP) && (int64_t)old >= 0 &&
+	       !((flags & LS_RW_PREFER_WRITER) && (old & LS_RW_WWAIT_MASK));
+}
+
 static inline int ls_rwslice_rdlock(struct ls_rwslice *l, unsigned flags)
 {
-	if (ls_rwslice_open(l) && ls_rwlock_tryrdlock(&l->inner, flags) == 0)
+	/* acquire: pairs with the release (or seq_cst) RMW of the last unlock. */
+	uint64_t old = atomic_fetch_add_explicit(&l->inner.word, LS_RW_READER, memory_order_acquire);
+	if (__builtin_expect(ls_rwslice_rd_clear(old, flags), 1))
 		return 0;
-	return ls_rwslice_rdlock_contended(l, flags);
+	return ls_rwslice_rdlock_raised(l, flags, old);
 }
 
 static inline int ls_rwslice_timedrdlock(struct ls_rwslice *l, unsigned flags, clockid_t clock,
@@ -111,7 +135,14 @@ static inline int ls_rwslice_tryrdlock(struct ls_rwslice *l, unsigned flags)
 
 static inline int ls_rwslice_wrlock(struct ls_rwslice *l, unsigned flags)
 {
-	if (ls_rwslice_open(l) && ls_rwlock_trywrlock(&l->inner) == 0)
+	/* relaxed: only the expected value of the acquiring CAS. */
+	uint64_t w = atomic_load_explicit(&l->inner.word, memory_order_relaxed);
+	/* acquire: pairs with the release RMW of the last unlock. */
+	if (__builtin_expect(!(w & (LS_RW_WRITER | LS_RW_RESERVED)) && ls_rwlock_readers(w) == 0 &&
+	                     atomic_compare_exchange_strong_explicit(&l->inner.word, &w,
+	                                                             w | LS_RW_WRITER,
+	                                                             memory_order_acquire,
+	                                                             memory_order_relaxed), 1))
 		return 0;
 	return ls_rwslice_wrlock_contended(l, flags);
 }
@@ -127,23 +158,33 @@ static inline int ls_rwslice_trywrlock(struct ls_rwslice *l, unsigned flags)
 	return ls_slice_trylock(&l->slice, &ls_rwslice_wr[flags & 1u], &l->inner);
 }
 
-/* The slice owner's unlock (ls_slice_unlock), out of line: inlined, its
- * register pressure made every unlock save and restore six registers. */
-void ls_rwslice_owner_unlock(struct ls_rwslice *l, unsigned flags);
+/* The unlock past its uncontended path, out of line: inlined, the owner's
+ * unlock made every unlock save and restore six registers. */
+void ls_rwslice_unlock_slow(struct ls_rwslice *l, unsigned flags, uint64_t w);
 
-/* Either mode: the owner's unlock may end its slice (ls_slice_unlock);
- * everyone else's is the inner lock's. */
+/* Either mode.  No reservation: the inner lock's unlock, with a writer's
+ * inline where nothing else is in the word (no waiting writer, no hand-off,
+ * no slice: parked readers, counted on the readers' futex word, are woken
+ * after the seq_cst CAS, as ls_rwlock_wrunlock wakes them).  Reserved: the
+ * slice's owner accounts its release and may end its slice (rwslice.c). */
 static inline void ls_rwslice_unlock(struct ls_rwslice *l, unsigned flags)
 {
-	uint64_t w = atomic_load_explicit(&l->slice.word, memory_order_relaxed);
-	if (ls_slice_mine(&l->slice, w)) {
-		ls_rwslice_owner_unlock(l, flags);
+	/* relaxed: the caller's own lock decides the mode, and its
+	 * acquisition is ordered before this load. */
+	uint64_t w = atomic_load_explicit(&l->inner.word, memory_order_relaxed);
+	if (w == LS_RW_WRITER) {
+		/* seq_cst: release, and the waker's half of the Dekker pattern
+		 * with a parking reader (rwfutex.h). */
+		if (__builtin_expect(atomic_compare_exchange_strong(&l->inner.word, &w, 0), 1)) {
+			if (atomic_load(&l->inner.rq) & LS_RW_SLEEPERS_MASK)
+				ls_rwlock_wake_readers(&l->inner);
+			return;
+		}
+	} else if (!(w & (LS_RW_WRITER | LS_RW_RESERVED)) && ls_rwlock_readers(w) != 0) {
+		ls_rwlock_rdunlock(&l->inner);
 		return;
 	}
-	/* Not the slice's owner: the inner lock's unlock, inlined, unless the
-	 * lock is free (a misused unlock: nothing to do, as ls_slice_unlock). */
-	if (ls_rwslice_held(&l->inner))
-		ls_rwlock_unlock(&l->inner, flags);
+	ls_rwslice_unlock_slow(l, flags, w);
 }
 
 #endif

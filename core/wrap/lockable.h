@@ -14,6 +14,12 @@
  * A slice's watch (slice.c) needs it: an owner waiting for such holders
  * may wait on a thread queued behind it (a reader that holds the lock and
  * waits for another reader), so the queue must not wait for the owner.
+ *
+ * reserve (optional, NULL for most): set (on) or clear the inner lock's
+ * reservation, a bit of its own word that its owner's fast path reads
+ * instead of the slice word (core/wrap/slice_futex.h).  The slice calls
+ * it after every change of whether a slice runs (slice.c ls_slice_mirror);
+ * lock, trylock and timedlock take the lock whatever it says.
  */
 #ifndef LS_CORE_LOCKABLE_H
 #define LS_CORE_LOCKABLE_H
@@ -28,6 +34,7 @@ struct ls_lockable {
 	void (*unlock)(void *s);
 	bool (*is_locked)(void *s);
 	bool (*shared)(void *s);
+	void (*reserve)(void *s, bool on);
 };
 
 #endif

@@ -15,9 +15,14 @@
  *     with the time-stamp counter), 4x that of wall time, or 1x that of
  *     wall time for an owner that idles (ls_slice_spent);
  *   - slices are kept only where they pay: the owner comes back within
- *     LOCKSWAP_SLICE_GAP_NS, or no CPU was free anyway
+ *     LOCKSWAP_SLICE_GAP_NS on average, or no CPU was free anyway
  *     (LOCKSWAP_SLICE_BUSY); else the lock stays open ~64 ms (pays(),
- *     end_slice);
+ *     end_slice); a slice that nobody waited for rests the lock ~8 ms,
+ *     and an unproven one (its owner has not passed its probe) whose owner
+ *     went away is let go after one short watch period (watch);
+ *   - slice:futex keeps a reservation bit in the lock word mirroring
+ *     OWNED, so that its uncontended path is the futex lock's
+ *     (slice_futex.h; ls_slice_mirror, ls_slice_take_reserved);
  *   - groups, where the lock is not the bottleneck but more threads wait
  *     than LOCKSWAP_SLICE_SEATS: the k oldest share the slice, seats
  *     rotating one at a time (end_slice, pass_seat), the concurrency
@@ -43,7 +48,8 @@
  *   bits 14..27  next    the next ticket; queue = next - grant
  *   bit  28      OWNED   a slice is in progress: arrivals queue
  *   bit  29      GHOST   a queued ticket was abandoned in the middle
- *   bit  30      QUIET   slices are off until `quiet` (below)
+ *   bit  30      QUIET   slices are off until `quiet` (below); while
+ *                        OWNED: PROVEN, the owner passed its probe
  *   bit  31      RUN     the slice's owner has acquired at least once
  *   bits 32..39  gen     slice generation, +1 at every slice start
  *   bits 40..46  epoch   low 7 bits of ls_fork_epoch
@@ -114,6 +120,7 @@
 #define LS_SL_OWNED (1ull << 28)
 #define LS_SL_GHOST (1ull << 29)
 #define LS_SL_QUIET (1ull << 30)
+#define LS_SL_PROVEN LS_SL_QUIET /* the same bit, while OWNED (slice.c prove) */
 #define LS_SL_RUN (1ull << 31)
 #define LS_SL_GEN_SHIFT 32
 #define LS_SL_GEN_MASK (0xffull << LS_SL_GEN_SHIFT)
@@ -127,10 +134,12 @@
 #define LS_SL_MARKED (1ull << 63)
 
 #define LS_SLICE_PROBE_N 32u      /* acquisitions before the gap probe */
+#define LS_SLICE_GAP_CLIP 4u      /* a gap counts for at most this many bars */
 #define LS_SLICE_WALL_FACTOR 4u   /* wall limit = factor x hold budget */
 #define LS_SLICE_IDLE_FACTOR 8u   /* an owner holding <= 1/8 of its slice idles */
 #define LS_SLICE_WATCH_FACTOR 4u  /* head watch period = factor x budget */
 #define LS_SLICE_QUIET_UNITS 64u  /* quiet period, units of 2^20 ns */
+#define LS_SLICE_CLOSE_QUIET_UNITS 8u /* after a slice that nobody waited for */
 #define LS_SLICE_SAMPLE_EVERY 16u /* after the probe, one hold in ~16 is timed... */
 #define LS_SLICE_DENSE_NS 1000u   /* ...while acquisitions come more often than this */
 #define LS_SLICE_GROUP_RENEW 8u  /* about one seat's end in 8 starts a new group */
@@ -155,11 +164,13 @@ struct ls_slice {
 struct ls_slice_self {
 	const struct ls_slice *lock; /* NULL: none */
 	uint32_t gen;                /* its generation (bits 32..39) */
-	uint32_t n;                  /* acquisitions in the slice */
+	uint64_t expect;             /* OWNED | gen, as the word has them while it owns
+	                              * the slice and no waiter has marked it */
+	uint32_t n;                  /* acquisitions in the slice, accounted at timed releases */
 	uint32_t gaps;               /* gaps timed (the first LS_SLICE_PROBE_N) */
-	uint32_t near;               /* of those, how many came back within the bar */
-	uint32_t skip;               /* untimed acquisitions before the next timed one */
-	uint32_t span;               /* acquisitions the next timed hold stands for */
+	uint64_t gap_sum;            /* their sum, ticks, each at most LS_SLICE_GAP_CLIP bars */
+	uint32_t left;               /* acquisitions to the next timed one, itself included */
+	uint32_t stand;              /* acquisitions the next timed hold stands for */
 	uint32_t rng;                /* xorshift32 state: where the next sample falls */
 	bool timed;                  /* the current acquisition's hold is timed */
 	bool group;                  /* a member of a group slice, not its only owner */
@@ -198,6 +209,36 @@ enum {
 };
 typedef void (*ls_slice_trace_fn)(const void *r, int event, uint32_t t, uint32_t ahead);
 extern _Atomic(ls_slice_trace_fn) ls_slice_trace;
+
+/* LOCKSWAP_SLICE_COUNTS (backends/slice.c): what the slices did in this
+ * process, summed over every lock, printed at exit: where they ran, how
+ * they ended, how long they lasted.  Counted only when on, and only at
+ * slice events (relaxed adds on these shared counters: a few per slice,
+ * never on an owner's acquisition). */
+struct ls_slice_counts {
+	_Atomic uint64_t opened;      /* slices opened by an arrival that found the lock held */
+	_Atomic uint64_t queued;      /* tickets taken (arrivals that waited in line) */
+	_Atomic uint64_t quiet;       /* arrivals sent to the inner lock by a quiet period */
+	_Atomic uint64_t handovers;   /* slices handed to the oldest waiter */
+	_Atomic uint64_t closed;      /* slices that ended with nobody waiting */
+	_Atomic uint64_t not_paying;  /* slices given up as not paying (queue let go, quiet) */
+	_Atomic uint64_t cond_ends;   /* ...of which ended by the owner's condvar wait */
+	_Atomic uint64_t takeovers;   /* stalled owners' slices taken over by the head */
+	_Atomic uint64_t flushes;     /* queues let go for an abandoned ticket or behind sharers */
+	_Atomic uint64_t groups;      /* group slices started */
+	_Atomic uint64_t seats;       /* seats passed in groups */
+	_Atomic uint64_t backed_out;  /* free but reserved locks let go by a non-owner */
+	_Atomic uint64_t acqs;        /* acquisitions inside ended slices */
+	_Atomic uint64_t us;          /* wall time of ended slices, microseconds */
+	_Atomic uint64_t probes;      /* probes completed (LS_SLICE_PROBE_N acquisitions) */
+	_Atomic uint64_t probes_short; /* ...whose mean gap was within the bar */
+	_Atomic uint64_t probe_gap_ns; /* sum over probes of the mean gap, ns */
+	_Atomic uint64_t gap_ns;      /* hand-over to the new owner's first acquisition, ns */
+	_Atomic uint64_t gaps;        /* ...hand-overs timed so */
+	_Atomic uint64_t last_handover; /* ticks of the latest hand-over (while counting) */
+};
+extern _Atomic unsigned ls_slice_counts_on;
+extern struct ls_slice_counts ls_slice_counts;
 
 static inline uint32_t ls_slice_grant_of(uint64_t w)
 {
@@ -252,19 +293,21 @@ static inline bool ls_slice_mine(const struct ls_slice *r, uint64_t w)
 static inline void ls_slice_owner_enter(void)
 {
 	struct ls_slice_self *s = &ls_slice_self;
-	s->span++;
-	/* skip is 0 through the probe: own() clears it and only a timed
-	 * release past the probe sets it. */
-	if (s->skip != 0) {
-		s->skip--;
-		s->timed = false;
+	/* An untimed acquisition is this one decrement, and its release a
+	 * test of `timed` (ls_slice_owner_release): the timed one that
+	 * follows accounts for it.  left is 1 through the probe: own() sets
+	 * it, and only a timed release past the probe sets more. */
+	if (__builtin_expect(--s->left != 0, 1))
 		return;
-	}
+	/* 1: a second enter before the release (a shared holder's) times
+	 * again instead of wrapping the count. */
+	s->left = 1;
 	s->acq = ls_ticks_ordered();
 	s->timed = true;
 	if (s->n < LS_SLICE_PROBE_N) {
 		s->gaps++;
-		s->near += ls_ticks_since(s->rel, s->acq) <= s->bar;
+		uint64_t gap = ls_ticks_since(s->rel, s->acq);
+		s->gap_sum += gap < LS_SLICE_GAP_CLIP * s->bar ? gap : LS_SLICE_GAP_CLIP * s->bar;
 	}
 }
 
@@ -285,6 +328,9 @@ int ls_slice_trylock(struct ls_slice *r, const struct ls_lockable *in, void *inn
 /* The owner's unlock once its budget is spent or the probe is due. */
 void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void *inner,
                          uint64_t now);
+/* The same after the owner has released the inner lock itself. */
+void ls_slice_released_end(struct ls_slice *r, const struct ls_lockable *in, void *inner,
+                           uint64_t now);
 
 /* The holder is about to block (a condvar wait): it will not be back
  * soon, so its slice, if it owns one, ends with the unlock (as one that
@@ -362,9 +408,9 @@ static inline uint32_t ls_slice_rand(struct ls_slice_self *s)
 
 /* The next sample falls 1..2 x LS_SLICE_SAMPLE_EVERY - 1 acquisitions on
  * (uniform: mean LS_SLICE_SAMPLE_EVERY). */
-static inline uint32_t ls_slice_next_skip(struct ls_slice_self *s)
+static inline uint32_t ls_slice_next_sample(struct ls_slice_self *s)
 {
-	return ls_slice_rand(s) % (2 * LS_SLICE_SAMPLE_EVERY - 1);
+	return 1 + ls_slice_rand(s) % (2 * LS_SLICE_SAMPLE_EVERY - 1);
 }
 
 /* The owner releases.  A timed acquisition: account its hold, for itself
@@ -379,18 +425,27 @@ static inline uint32_t ls_slice_next_skip(struct ls_slice_self *s)
 static inline uint64_t ls_slice_owner_release(void)
 {
 	struct ls_slice_self *s = &ls_slice_self;
-	s->n++;
-	if (!s->timed)
+	if (__builtin_expect(!s->timed, 1))
 		return 0;
 	uint64_t now = ls_ticks_ordered();
-	bool dense = ls_ticks_since(s->rel, now) < s->span * s->dense;
-	s->hold += ls_slice_held(s, now) * s->span;
-	s->span = 0;
+	bool dense = ls_ticks_since(s->rel, now) < s->stand * s->dense;
+	s->hold += ls_slice_held(s, now) * s->stand;
+	s->n += s->stand;
 	s->rel = now;
 	s->timed = false;
-	if (s->n >= LS_SLICE_PROBE_N)
-		s->skip = dense ? ls_slice_next_skip(s) : 0;
+	s->left = s->stand = s->n >= LS_SLICE_PROBE_N && dense ? ls_slice_next_sample(s) : 1;
 	return now;
+}
+
+/* An owner_enter whose acquisition did not happen (a failed trylock):
+ * undone, so that accounting stays exact. */
+static inline void ls_slice_owner_unenter(void)
+{
+	struct ls_slice_self *s = &ls_slice_self;
+	if (s->timed)
+		s->timed = false; /* left is 1: the next acquisition is timed */
+	else
+		s->left++;
 }
 
 static inline void ls_slice_unlock(struct ls_slice *r, const struct ls_lockable *in, void *inner)
@@ -411,6 +466,74 @@ static inline void ls_slice_unlock(struct ls_slice *r, const struct ls_lockable 
 		return;
 	}
 	in->unlock(inner);
+}
+
+/* ---- an inner lock that keeps the reservation (lockable.h `reserve`) ----
+ * Its own fast path takes and releases it, and reads its reservation to
+ * learn that a slice runs (slice_futex.h); these are the slice's part. */
+
+/* Set the inner lock's reservation to the slice word's OWNED: after every
+ * change of OWNED, by the thread that made it, and wherever a slow path
+ * finds the two disagree.  Re-checks OWNED after its own change, so that
+ * of two threads that change OWNED one after the other, the later one's
+ * value stays (a few rounds at most; what a race leaves wrong costs a
+ * moment's fairness or speed: slice_futex.h). */
+void ls_slice_mirror(struct ls_slice *r, const struct ls_lockable *in, void *inner);
+
+/* The caller owns a slice of a lock other than r (slice.c owns_another). */
+bool ls_slice_owns_another(const struct ls_slice *r);
+
+/* Past ls_slice_take_reserved's common case: an owner whose word is
+ * marked, a group's member, or not the owner (keep the lock or let it go). */
+int ls_slice_take_reserved_slow(struct ls_slice *r, const struct ls_lockable *in, void *inner,
+                                uint64_t w, bool try);
+
+/* The common case of ls_slice_mine on an owner's own lock: its record
+ * names r, and the word is OWNED, of its generation, unmarked (one mask
+ * and compare; a group's member, a marked word or anything else goes to
+ * the full test). */
+static inline bool ls_slice_owner_fast(const struct ls_slice *r, uint64_t w)
+{
+	const struct ls_slice_self *s = &ls_slice_self;
+	return s->lock == r && ((w ^ s->expect) & (LS_SL_OWNED | LS_SL_GEN_MASK | LS_SL_MARKED)) == 0;
+}
+
+/* The caller has just taken the free inner lock of r and found it
+ * reserved: a slice runs.  0: it keeps the lock: it owns the slice (an
+ * acquisition of the slice, accounted as ls_slice_lock's owner path does,
+ * with the clock read after the take rather than before the call), owns
+ * another lock's slice (it never queues here: owns_another), is a trylock
+ * (a trylock never waits in line), or no slice runs after all (the
+ * reservation was stale: cleared).  EBUSY: it has released the lock
+ * again and must wait its turn (ls_slice_acquire). */
+static inline int ls_slice_take_reserved(struct ls_slice *r, const struct ls_lockable *in,
+                                         void *inner, bool try)
+{
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
+	if (__builtin_expect(ls_slice_owner_fast(r, w), 1)) {
+		ls_slice_owner_enter();
+		return 0;
+	}
+	return ls_slice_take_reserved_slow(r, in, inner, w, try);
+}
+
+/* Past ls_slice_released_reserved's common case (below). */
+void ls_slice_released_reserved_slow(struct ls_slice *r, const struct ls_lockable *in, void *inner);
+
+/* The caller has just released the inner lock of r and found it reserved:
+ * if it owns the slice, the release is accounted as ls_slice_unlock's
+ * owner path does, and the slice ends when that would end it. */
+static inline void ls_slice_released_reserved(struct ls_slice *r, const struct ls_lockable *in,
+                                              void *inner)
+{
+	/* The owner's untimed release: nothing to account (the next timed
+	 * one does), nothing to decide (budgets, limits and an empty queue
+	 * are looked at on timed releases: about one in
+	 * LS_SLICE_SAMPLE_EVERY, every one through the probe). */
+	const struct ls_slice_self *s = &ls_slice_self;
+	if (__builtin_expect(s->lock == r && !s->timed, 1))
+		return;
+	ls_slice_released_reserved_slow(r, in, inner);
 }
 
 #endif

@@ -254,6 +254,8 @@ if kind == "mutex":            # mutex MODE THREADS [excl]
         keys |= {"classes", "class_hold_min_vs_equal", "class_hold_max_vs_equal"}
     if os.environ.get("WANT_NICE"):
         keys |= {"per_thread_nice"}
+    if os.environ.get("WANT_LIMIT"):
+        keys |= {"limit_throughput", "limit_ratio"}
     if mode == "condvar":
         keys |= {"produced", "consumed"}
     if mode == "rwlock":
@@ -289,6 +291,13 @@ if kind == "mutex":            # mutex MODE THREADS [excl]
         want = [min(19, base + inc[i % len(inc)]) for i in range(n)]
         if o["per_thread_nice"] != want:
             bad("per_thread_nice %r, expected %r" % (o["per_thread_nice"], want))
+    if os.environ.get("WANT_LIMIT"):
+        # --limit: one thread alone ran first; the ratio is this run's
+        # throughput over its (as printed: 4 decimals).
+        if not o["limit_throughput"] > 0:
+            bad("limit_throughput %r" % o["limit_throughput"])
+        if abs(o["limit_ratio"] - o["throughput"] / o["limit_throughput"]) > 1e-3 * max(1, o["limit_ratio"]):
+            bad("limit_ratio %r is not throughput / limit_throughput" % o["limit_ratio"])
     if len(sys.argv) > 5:          # mutex MODE THREADS excl CS_LINES CLASS_CS...
         classes(o, n, int(sys.argv[5]), [int(c) for c in sys.argv[6:]])
 
@@ -387,6 +396,10 @@ WANT_NICE=0,3 expect_json "mutexbench --nice 0,3: per-thread nice values" mutex 
 	"$MB" --json --seconds $S --threads 4 --nice 0,3
 expect_json "mutexbench --time-holds" mutex mutex 4 excl 0 10 100 -- \
 	"$MB" --json --seconds $S --threads 4 --mixed 10 --time-holds
+WANT_LIMIT=1 expect_json "mutexbench --limit: one thread alone first, and the ratio" mutex mutex 3 -- \
+	"$MB" --json --seconds $S --threads 3 --cs-work 4 --ncs-work 20 --limit
+WANT_LIMIT=1 expect_json "mutexbench --limit in rwlock mode" mutex rwlock 2 -- \
+	"$MB" --json --seconds $S --threads 2 --mode rwlock --limit
 expect_json "mutexbench --warmup 0" mutex mutex 2 -- "$MB" --json --seconds $S --threads 2 --warmup 0
 expect_json "mutexbench --warmup 0.05, 1 thread" mutex mutex 1 -- \
 	"$MB" --json --seconds $S --threads 1 --warmup 0.05
@@ -451,6 +464,8 @@ expect_usage_error "mutexbench --mixed and --classes" "$MB" --mixed 10 --classes
 expect_usage_error "mutexbench --mixed 0" "$MB" --mixed 0
 expect_usage_error "mutexbench negative --warmup" "$MB" --warmup -0.1
 expect_usage_error "mutexbench bad --nice" "$MB" --nice 0,x
+expect_usage_error "mutexbench --limit in condvar mode" "$MB" --limit --mode condvar
+expect_usage_error "mutexbench --limit with classes" "$MB" --limit --threads 2 --mixed 10
 expect_usage_error "mutexbench negative --nice" "$MB" --nice -1
 expect_usage_error "mutexbench --nice over 19" "$MB" --nice 20
 
