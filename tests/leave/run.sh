@@ -26,7 +26,7 @@ cases=(
 	"asynctimed head middle tail 5"
 	"asynccond head middle tail 5"
 	"selfdead head middle tail 10"
-	"selfdead alone 200"
+	"selfdead alone 60"
 	"exit head middle tail 5"
 	"fork head middle tail 10"
 	"unlocked none 5"
