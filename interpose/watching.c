@@ -25,9 +25,9 @@
  * trylock: the backend's, and on success the general acquisition (a try
  * adds no lock-order edge).
  *
- * Over futex the try and unlock are the inline verbs (backends/
- * inline_verbs.h: no call, no frame in the common case); over any other
- * backend, its table's verbs.  There is no single-threaded table: the
+ * Over futex and slice:futex the try and unlock are the inline verbs
+ * (backends/inline_verbs.h: no call, no frame in the common case); over
+ * any other backend, its table's verbs.  There is no single-threaded table: the
  * watch is a debugging and profiling mode.  The mutex's lock state is at
  * offset 0 of the mutex (mutex_layout.h), so the state pointer is the mutex.
  */
@@ -132,10 +132,52 @@ static void futex_unlock_verb(void *s) { watch_unlock(futex_unlock, futex_releas
 static const struct ls_lock_ops futex_table = WATCHING(futex_lock_verb, futex_trylock_verb,
                                                        futex_unlock_verb);
 
+/* slice:futex, the default, whose verbs inline too: the take with the
+ * reservation's test, as the counting table's (counting.c), so that a
+ * lock call queues behind a slice it does not own rather than taking the
+ * lock as a trylock may. */
+static __attribute__((noinline)) int slice_reserved(void *s, uintptr_t site)
+{
+	/* A slice runs: the caller keeps the lock if the slice is its own;
+	 * else it has let the lock go and waits as any blocked call does. */
+	if (ls_slice_futex_take_reserved(s) != 0)
+		return watched_blocked(s, site);
+	ls_watch_first(ls_watch_me, (uintptr_t)s, site);
+	return 0;
+}
+static int slice_lock_verb(void *s)
+{
+	struct ls_watch_thread *t = ls_watch_me;
+	_Atomic uint32_t *w = &((struct ls_slice_futex *)s)->word;
+	if (UNLIKELY(atomic_load_explicit(&t->n, memory_order_relaxed) != 0))
+		return watched_other(s, SITE());
+	if (UNLIKELY(!ls_sf_take(w)))
+		return watched_blocked(s, SITE());
+	if (UNLIKELY(ls_sf_reserved(w)))
+		return slice_reserved(s, SITE());
+	ls_watch_first(t, (uintptr_t)s, SITE());
+	return 0;
+}
+static int slice_trylock_verb(void *s)
+{
+	return watched_tried(s, SITE(), ls_slice_futex_trylock(s));
+}
+static void slice_unlock(void *s) { ls_slice_futex_unlock(s); }
+static __attribute__((noinline)) void slice_release(void *s)
+{
+	ls_watch_released(ls_watch_me, (uintptr_t)s);
+	ls_slice_futex_unlock(s);
+}
+static void slice_unlock_verb(void *s) { watch_unlock(slice_unlock, slice_release, s); }
+static const struct ls_lock_ops slice_table = WATCHING(slice_lock_verb, slice_trylock_verb,
+                                                       slice_unlock_verb);
+
 const struct ls_lock_ops *ls_watching_table(const struct ls_lock_ops *b)
 {
 	if (b == &ls_backend_futex)
 		return &futex_table;
+	if (b == &ls_backend_slice_futex)
+		return &slice_table;
 	bound = b;
 	return &any_table;
 }
