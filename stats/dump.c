@@ -17,7 +17,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +27,7 @@
 #include "../core/runtime/own_io.h"
 #include "../core/runtime/sys.h"
 #include "dump.h"
+#include "exe_text.h"
 #include "export.h"
 #include "pending.h"
 #include "spawn.h"
@@ -39,23 +39,6 @@
 static int pipe_r = -1;
 static _Atomic int pipe_w = -1;
 static _Atomic uint32_t dump_seq;
-static uintptr_t exe_lo, exe_hi;
-
-static int find_exe(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	/* The first object is the main program. */
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-		if (!exe_lo || lo < exe_lo)
-			exe_lo = lo;
-		if (hi > exe_hi)
-			exe_hi = hi;
-	}
-	return 1;
-}
 
 /* A raw write: it touches no errno, which under the ces backend may be
  * in use by a context running elsewhere while this thread is parked
@@ -99,7 +82,7 @@ void ls_stats_constructor(void)
 		return;
 	ls_stats_stderr_keep();
 	ls_stats_enter();
-	dl_iterate_phdr(find_exe, NULL);
+	ls_exe_text_find();
 	ls_stats_leave();
 	ls_stats_unwind_warm();
 	signal_setup();
@@ -121,7 +104,7 @@ static void *helper_main(void *arg)
 
 void ls_stats_helper_maybe_start(uintptr_t site)
 {
-	if (site < exe_lo || site >= exe_hi)
+	if (!ls_exe_text_has(site))
 		return;
 	int expected = 1;
 	if (!atomic_compare_exchange_strong(&ls_stats_helper_wanted, &expected, 0))

@@ -47,24 +47,6 @@ static void key_bool(struct ls_out *o, const char *k, bool v)
 	ls_out_printf(o, ",\"%s\":%s", k, v ? "true" : "false");
 }
 
-static void frame(struct ls_out *o, uintptr_t pc)
-{
-	struct ls_sym s;
-	bool named = ls_symbolize(pc, &s);
-	ls_out_printf(o, "{\"addr\":\"0x%lx\",\"symbol\":", (unsigned long)pc);
-	if (named)
-		ls_out_json_str(o, s.name);
-	else
-		ls_out_put(o, "null");
-	ls_out_put(o, ",\"object\":");
-	if (s.obj[0])
-		ls_out_json_str(o, s.obj);
-	else
-		ls_out_put(o, "null");
-	key_hex(o, "offset", s.off);
-	ls_out_put(o, "}");
-}
-
 static void timing(struct ls_out *o, const char *name, const struct ls_stats_timing *t,
                    uint64_t events)
 {
@@ -321,9 +303,9 @@ static void events_of(struct ls_out *o, const struct event_index *ix, uint32_t s
 		ls_out_put(o, ",\"holder_stack\":");
 		ls_out_printf(o, e->hstack ? "%u" : "null", e->hstack);
 		ls_out_put(o, ",\"waiter_site\":");
-		frame(o, e->wsite);
+		ls_json_frame(o, e->wsite);
 		ls_out_put(o, ",\"holder_site\":");
-		frame(o, e->hsite);
+		ls_json_frame(o, e->hsite);
 		ls_out_put(o, "}");
 		if (e->wstack)
 			used[(e->wstack - 1) / 8] |= (uint8_t)(1u << ((e->wstack - 1) % 8));
@@ -404,7 +386,7 @@ static void one_lock(const struct ls_snap *s, struct ls_out *o, uint32_t slot,
 	ls_out_json_str(o, ls_stats_served_by(slot));
 	key_bool(o, "destroyed", atomic_load_explicit(&r->destroyed, memory_order_relaxed));
 	ls_out_put(o, ",\"site\":");
-	frame(o, r->site);
+	ls_json_frame(o, r->site);
 	if (l->type == LS_REC_MUTEX) {
 		ls_out_printf(o, ",\"kind\":\"%s\"", mutex_type(r->kind));
 		mutex_flags(o, r->kind);
@@ -486,7 +468,7 @@ static void folded_condvar(const struct ls_snap *s, struct ls_out *o, uint32_t l
 	key_bool(o, "destroyed", true);
 	key_u64(o, "objects", objects);
 	ls_out_put(o, ",\"site\":");
-	frame(o, r->site);
+	ls_json_frame(o, r->site);
 	key_u64(o, "waits", c[LS_C_WAIT]);
 	key_u64(o, "timeouts", c[LS_C_TIMEOUT]);
 	key_u64(o, "signals", c[LS_C_SIGNAL]);
@@ -540,7 +522,7 @@ static void stacks(struct ls_out *o, const uint8_t *used)
 		for (uint32_t i = 0; i < nf; i++) {
 			if (i)
 				ls_out_put(o, ",");
-			frame(o, f[i]);
+			ls_json_frame(o, f[i]);
 		}
 		ls_out_put(o, "]}");
 	}

@@ -122,6 +122,9 @@ void ls_symbols_end(void);
 bool ls_symbolize(uintptr_t pc, struct ls_sym *out);
 /* The variable an object lives in (a static or global mutex), if any. */
 bool ls_symbolize_data(uintptr_t addr, struct ls_sym *out);
+/* One frame as a JSON object: {"addr", "symbol", "object", "offset"}, the
+ * last three from ls_symbolize (null where unknown); json_frame.c. */
+void ls_json_frame(struct ls_out *o, uintptr_t pc);
 /* One frame as text: "name" (C++ parameters elided), else
  * "?? (basename+0xoff)", else "0xaddr". */
 void ls_symbol_short(uintptr_t pc, char *buf, size_t len);

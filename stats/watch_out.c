@@ -15,28 +15,11 @@
 
 /* ---- the statistics' outputs (inside their dump: symbols are begun) ---- */
 
-static void json_frame(struct ls_out *o, uintptr_t pc)
-{
-	struct ls_sym s;
-	bool named = ls_symbolize(pc, &s);
-	ls_out_printf(o, "{\"addr\":\"0x%lx\",\"symbol\":", (unsigned long)pc);
-	if (named)
-		ls_out_json_str(o, s.name);
-	else
-		ls_out_put(o, "null");
-	ls_out_put(o, ",\"object\":");
-	if (s.obj[0])
-		ls_out_json_str(o, s.obj);
-	else
-		ls_out_put(o, "null");
-	ls_out_printf(o, ",\"offset\":\"0x%lx\"}", (unsigned long)s.off);
-}
-
 static void json_site(struct ls_out *o, const char *key, uintptr_t pc)
 {
 	ls_out_printf(o, ",\"%s\":", key);
 	if (pc)
-		json_frame(o, pc);
+		ls_json_frame(o, pc);
 	else
 		ls_out_put(o, "null");
 }
@@ -81,7 +64,7 @@ static void json_cycle(struct ls_out *o, const struct ls_order_cycle *c)
 		for (uint32_t k = 0; k < s->nframes; k++) {
 			if (k)
 				ls_out_put(o, ",");
-			json_frame(o, s->frames[k]);
+			ls_json_frame(o, s->frames[k]);
 		}
 		ls_out_put(o, "]");
 		json_thread(o, s->tid, s->thread);
@@ -110,6 +93,30 @@ static void json_hang(struct ls_out *o, const struct ls_hang *h)
 	ls_out_put(o, "]}");
 }
 
+/* What a thread record shows now, for both outputs: the record of a
+ * thread (live, exited, or the parent's before a fork) that holds or waits
+ * for a lock; false for any other.  `held`: its entries to print (at most
+ * LS_WATCH_HELD); `wait_lock`: 0 when it waits for none; `tid`: -1 for the
+ * parent process's thread. */
+struct now_view {
+	uint32_t state, held;
+	uintptr_t wait_lock;
+	int tid;
+};
+
+static bool now_view(struct ls_watch_thread *t, struct now_view *v)
+{
+	v->state = atomic_load_explicit(&t->state, memory_order_acquire);
+	if (v->state != LS_WATCH_T_LIVE && v->state != LS_WATCH_T_EXITED &&
+	    v->state != LS_WATCH_T_PARENT)
+		return false;
+	uint32_t k = atomic_load_explicit(&t->n, memory_order_acquire);
+	v->held = k < LS_WATCH_HELD ? k : LS_WATCH_HELD;
+	v->wait_lock = atomic_load_explicit(&t->wait_lock, memory_order_acquire);
+	v->tid = v->state == LS_WATCH_T_PARENT ? -1 : (int)atomic_load(&t->tid);
+	return v->held || v->wait_lock;
+}
+
 /* The threads that hold or wait for a lock now. */
 static void json_now(struct ls_out *o)
 {
@@ -117,17 +124,13 @@ static void json_now(struct ls_out *o)
 	ls_out_put(o, ",\"now\":[");
 	int n = 0;
 	for (struct ls_watch_thread *t = ls_watch_records(); t; t = t->all_next) {
-		uint32_t state = atomic_load_explicit(&t->state, memory_order_acquire);
-		if (state != LS_WATCH_T_LIVE && state != LS_WATCH_T_EXITED && state != LS_WATCH_T_PARENT)
+		struct now_view v;
+		if (!now_view(t, &v))
 			continue;
-		uint32_t k = atomic_load_explicit(&t->n, memory_order_acquire);
-		k = k < LS_WATCH_HELD ? k : LS_WATCH_HELD;
-		uintptr_t wl = atomic_load_explicit(&t->wait_lock, memory_order_acquire);
-		if (!k && !wl)
-			continue;
+		uint32_t state = v.state, k = v.held;
+		uintptr_t wl = v.wait_lock;
 		ls_out_printf(o, "%s\n{\"tid\":%d,\"state\":\"%s\",\"holds\":[", n++ ? "," : "",
-		              state == LS_WATCH_T_PARENT ? -1 : (int)atomic_load(&t->tid),
-		              state == LS_WATCH_T_LIVE ? "live" : state == LS_WATCH_T_EXITED ? "exited" : "parent");
+		              v.tid, state == LS_WATCH_T_LIVE ? "live" : state == LS_WATCH_T_EXITED ? "exited" : "parent");
 		for (uint32_t i = 0; i < k; i++) {
 			ls_out_printf(o, "%s{\"lock\":\"0x%lx\",\"type\":\"%s\",\"read\":%s", i ? "," : "",
 			              (unsigned long)(atomic_load(&t->held[i].lock) & ~(uintptr_t)LS_WATCH_BITS),
@@ -154,7 +157,12 @@ static void json_now(struct ls_out *o)
 	ls_out_put(o, "]");
 }
 
-static const char *const order_modes[] = { "off", "report", "abort" };
+/* LOCKSWAP_DEADLOCK's word for the configured mode. */
+static const char *order_mode(void)
+{
+	static const char *const modes[] = { "off", "report", "abort" };
+	return modes[ls_watch_cfg.order < 3 ? ls_watch_cfg.order : 0];
+}
 
 void ls_watch_write_json(struct ls_out *o)
 {
@@ -168,7 +176,7 @@ void ls_watch_write_json(struct ls_out *o)
 	              "\"edges\":%llu,\"locks_max\":%llu,\"edges_max\":%llu,\"full\":%s,"
 	              "\"cycles_found\":%llu,\"gated_cycles\":%llu,\"cycles_dropped\":%llu,"
 	              "\"searches_cut\":%llu,\"deadlocks\":%llu,\"long_waits\":%llu",
-	              order_modes[ls_watch_cfg.order < 3 ? ls_watch_cfg.order : 0], ls_watch_cfg.hang_ms,
+	              order_mode(), ls_watch_cfg.hang_ms,
 	              (unsigned long long)c.locks, (unsigned long long)c.edges,
 	              (unsigned long long)c.locks_max, (unsigned long long)c.edges_max,
 	              c.full ? "true" : "false", (unsigned long long)c.cycles,
@@ -228,22 +236,19 @@ void ls_watch_write_text(struct ls_out *o)
 	ls_out_printf(o, "  lock order (LOCKSWAP_DEADLOCK=%s): %llu potential deadlocks, %llu cycles "
 	              "ruled out by a gate lock, %llu locks and %llu orders seen; hangs "
 	              "(LOCKSWAP_HANG_MS=%u): %llu deadlocks, %llu long waits\n",
-	              order_modes[ls_watch_cfg.order < 3 ? ls_watch_cfg.order : 0],
+	              order_mode(),
 	              (unsigned long long)c.cycles, (unsigned long long)c.gated,
 	              (unsigned long long)c.locks, (unsigned long long)c.edges, ls_watch_cfg.hang_ms,
 	              (unsigned long long)w.deadlocks, (unsigned long long)w.long_waits);
 	uint64_t now = ls_watch_now_ns();
 	for (struct ls_watch_thread *t = ls_watch_records(); t; t = t->all_next) {
-		uint32_t state = atomic_load_explicit(&t->state, memory_order_acquire);
-		if (state != LS_WATCH_T_LIVE && state != LS_WATCH_T_EXITED && state != LS_WATCH_T_PARENT)
+		struct now_view v;
+		if (!now_view(t, &v))
 			continue;
-		uint32_t k = atomic_load_explicit(&t->n, memory_order_acquire);
-		k = k < LS_WATCH_HELD ? k : LS_WATCH_HELD;
-		uintptr_t wl = atomic_load_explicit(&t->wait_lock, memory_order_acquire);
-		if (!k && !wl)
-			continue;
+		uint32_t state = v.state, k = v.held;
+		uintptr_t wl = v.wait_lock;
 		char who[96], lock[512], site[256];
-		ls_watch_thread_text(state == LS_WATCH_T_PARENT ? -1 : atomic_load(&t->tid), NULL, who, sizeof who);
+		ls_watch_thread_text(v.tid, NULL, who, sizeof who);
 		ls_out_printf(o, "  now: %s%s", who, state == LS_WATCH_T_EXITED ? " (exited)" : "");
 		for (uint32_t i = 0; i < k; i++) {
 			uintptr_t l = atomic_load(&t->held[i].lock);

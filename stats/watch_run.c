@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "exe_text.h"
 #include "glibc_fn.h"
 #include "unwind.h"
 #include "watch_int.h"
@@ -40,6 +41,9 @@ void ls_watch_constructor(void)
 	 * of lockswap itself, whose frames they leave out. */
 	if (ls_watch_cfg.order != LS_ORDER_OFF && !ls_stats_unwind_available())
 		ls_stats_unwind_warm();
+	/* Here, on the one thread, even when the watchdog starts later: a
+	 * fork child's starts at its first wait in the program's code. */
+	ls_exe_text_find();
 	if (!ls_watch_cfg.with_threads)
 		ls_watchdog_start();
 }

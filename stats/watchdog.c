@@ -25,7 +25,6 @@
  * child by the child's first wait in the main program's code.
  */
 #include <fcntl.h>
-#include <link.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -36,6 +35,7 @@
 #include <unistd.h>
 
 #include "comm.h"
+#include "exe_text.h"
 #include "spawn.h"
 #include "state.h"
 #include "watch_int.h"
@@ -48,7 +48,6 @@ static _Atomic uint32_t kick_word;
 static _Atomic int running;     /* 0 none, 1 starting or running */
 static _Atomic bool stopping;
 static _Atomic bool child_wants;
-static uintptr_t exe_lo, exe_hi;
 static _Atomic uint64_t deadlocks, long_waits;
 static struct ls_hang hangs[HANGS_KEPT];
 static _Atomic uint32_t nhangs;
@@ -299,24 +298,7 @@ static void *watchdog_main(void *arg)
 	return NULL;
 }
 
-static int find_exe(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	(void)arg;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
-			continue;
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
-		if (!exe_lo || lo < exe_lo)
-			exe_lo = lo;
-		if (hi > exe_hi)
-			exe_hi = hi;
-	}
-	return 1; /* the first object is the program */
-}
-
-static void spawn(void)
+void ls_watchdog_start(void)
 {
 	int expected = 0;
 	if (!atomic_compare_exchange_strong(&running, &expected, 1))
@@ -326,13 +308,6 @@ static void spawn(void)
 	 * hang the program's next setuid(). */
 	if (!ls_stats_spawn(watchdog_main, "lockswap-watch", 512 * 1024))
 		atomic_store(&running, 0);
-}
-
-void ls_watchdog_start(void)
-{
-	if (!exe_lo)
-		dl_iterate_phdr(find_exe, NULL);
-	spawn();
 }
 
 void ls_watchdog_ensure(void)
@@ -346,11 +321,10 @@ void ls_watchdog_ensure(void)
 
 void ls_watchdog_maybe_start(uintptr_t site)
 {
-	if (!atomic_load_explicit(&child_wants, memory_order_relaxed) || site < exe_lo ||
-	    site >= exe_hi)
+	if (!atomic_load_explicit(&child_wants, memory_order_relaxed) || !ls_exe_text_has(site))
 		return;
 	if (atomic_exchange(&child_wants, false))
-		spawn();
+		ls_watchdog_start();
 }
 
 void ls_watchdog_after_fork(void)
