@@ -232,7 +232,9 @@ static unsigned check(void)
 	unsigned reports = 0;
 	for (struct ls_watch_thread *t = ls_watch_records(); t; t = t->all_next) {
 		struct walk w;
-		if (!wait_of(t, &w.path[0]) || now - w.path[0].ns < limit ||
+		/* A wait that began after `now` was read (ns > now) is young:
+		 * unsigned, now - ns would wrap and pass for a long one. */
+		if (!wait_of(t, &w.path[0]) || w.path[0].ns > now || now - w.path[0].ns < limit ||
 		    t->reported_seq == w.path[0].seq)
 			continue;
 		w.depth = 1;
