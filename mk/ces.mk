@@ -5,10 +5,10 @@ CES_C    := $(wildcard tests/ces/*.c)
 CES_CXX  := $(wildcard tests/ces/*.cc)
 CES_BINS := $(CES_C:tests/ces/%.c=$(B)/ces/%) $(CES_CXX:tests/ces/%.cc=$(B)/ces/%)
 
-$(B)/ces/%: tests/ces/%.c tests/ces/harness.h tests/ces/proc.h tests/preload/check.h
+$(B)/ces/%: tests/ces/%.c tests/ces/harness.h tests/ces/proc.h tests/thread_state.h tests/preload/check.h
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O1 -g -Wall -o $@ $< -lpthread -ldl -lm
-$(B)/ces/%: tests/ces/%.cc tests/ces/proc.h tests/preload/check.h
+$(B)/ces/%: tests/ces/%.cc tests/ces/proc.h tests/thread_state.h tests/preload/check.h
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O1 -g -Wall -o $@ $< -lpthread -ldl
 

@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "../thread_state.h"
 
 #define COUNT_THREADS 4
 #define COUNT_READS 1000
@@ -204,20 +205,6 @@ __attribute__((noinline)) static void *contend_writer(void *arg)
 	return NULL;
 }
 
-static char task_state(pid_t tid)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return '?';
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')'); /* "tid (comm) S ...": comm may hold spaces */
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
 /* Until waiters from..to-1 announced and sleep in the kernel; false
  * after 30 s (the check fails instead of hanging). */
 static bool all_asleep(int from, int to)
@@ -227,7 +214,7 @@ static bool all_asleep(int from, int to)
 		int asleep = 0;
 		if (atomic_load(&announced) == to)
 			for (int i = from; i < to; i++)
-				asleep += task_state(atomic_load(&waiter_tid[i])) == 'S';
+				asleep += thread_state(atomic_load(&waiter_tid[i])) == 'S';
 		if (asleep == to - from)
 			return true;
 		nanosleep(&tick, NULL);

@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../thread_state.h"
+
 #define PAIRS 100
 #define RW_EACH 10
 
@@ -39,26 +41,12 @@ static void nap_ms(long ms)
 	nanosleep(&t, NULL);
 }
 
-static char task_state(pid_t tid)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return '?';
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	char *p = strrchr(buf, ')'); /* the name may hold spaces */
-	return p && p[1] == ' ' ? p[2] : '?';
-}
-
 /* Until thread slot i has said its id and sleeps in the kernel. */
 static void await_asleep(int i)
 {
 	for (int ms = 0; ms < 20000; ms++) {
 		pid_t t = tids[i];
-		if (t && task_state(t) == 'S')
+		if (t && thread_state(t) == 'S')
 			return;
 		nap_ms(1);
 	}
