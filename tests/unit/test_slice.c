@@ -391,6 +391,87 @@ static void test_owner_stops(void **state)
 	}
 }
 
+/* The same with a budget of 200 ms: the watch period (4 budgets) is past
+ * what the watch's 7-bit coarse mark can measure, so it is capped (~34 ms):
+ * a proven owner that stops is still taken over, where the queue used to
+ * wait for good. */
+static void test_owner_stops_long_slices(void **state)
+{
+	use("slice:futex", 200000, 100000000);
+	reset();
+	atomic_store(&got, 0);
+	atomic_store(&stop_go, 0);
+	atomic_store(&stop_after, LS_SLICE_PROBE_N + 8);
+	atomic_store(&takeovers, 0);
+	atomic_store(&ls_slice_trace, count_takeovers);
+	assert_int_equal(ops->lock(st), 0);
+	pthread_t o = spawn_queued(stopping_owner, 0);
+	pthread_t w = spawn_queued(plain_waiter, 1);
+	ops->unlock(st);
+	atomic_store(&stop_go, 1);
+	join(w);
+	atomic_store(&stop_go, 2);
+	join(o);
+	atomic_store(&ls_slice_trace, NULL);
+	assert_int_equal(atomic_load(&got), 1);
+	assert_int_equal(atomic_load(&takeovers), 1);
+	assert_idle();
+}
+
+/* -- a slice handed over after its owner spent its budget coming back
+ * within the bar (the lock is the bottleneck) starts proven, even though
+ * its owner made fewer than LS_SLICE_PROBE_N acquisitions: a new owner that
+ * takes the lock once and goes away is then taken over by the head, not
+ * flushed (sysbench threads' owners leave mid-slice for another lock).
+ * Slices of 20 ms and holds of 3 ms: the first owner spends its budget in
+ * about 7 acquisitions, and a preemption of under 20 ms between them does
+ * not read as an owner that went away. */
+static void hold_3ms(void)
+{
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 3000000L);
+}
+static void *hot_owner(void *arg)
+{
+	for (int i = 0; i < 1000; i++) {
+		assert_int_equal(ops->lock(st), 0); /* the first opens a slice behind main's hold */
+		hold_3ms();
+		ops->unlock(st);
+		if (ls_slice_self.lock != (const void *)st)
+			break; /* spent: handed over */
+	}
+	return NULL;
+}
+
+static void test_hot_handover_proves(void **state)
+{
+	use("slice:futex", 20000, 100000000);
+	reset();
+	atomic_store(&got, 0);
+	atomic_store(&stop_go, 1);
+	atomic_store(&stop_after, 1);
+	atomic_store(&takeovers, 0);
+	atomic_store(&stall_flushes, 0);
+	atomic_store(&ls_slice_trace, count_takeovers);
+	assert_int_equal(ops->lock(st), 0);
+	pthread_t hot = spawn_queued(hot_owner, 0);
+	pthread_t stops = spawn_queued(stopping_owner, 1); /* served second, stops */
+	pthread_t w = spawn_queued(plain_waiter, 2);       /* the head that watches it */
+	ops->unlock(st);
+	join(hot);
+	join(w);
+	atomic_store(&stop_go, 2);
+	join(stops);
+	atomic_store(&ls_slice_trace, NULL);
+	assert_int_equal(atomic_load(&got), 1);
+	assert_int_equal(atomic_load(&takeovers), 1);
+	assert_int_equal(atomic_load(&stall_flushes), 0);
+	assert_idle();
+}
+
 /* -- the gap probe: an owner that spends far longer away from the lock
  * than the bar gives the slice up at its end (the waiters are let go to
  * the inner lock) and the lock goes quiet: the next contended arrival does
@@ -1016,6 +1097,8 @@ int main(void)
 		cmocka_unit_test_teardown(test_wait_bound, restore),
 		cmocka_unit_test_teardown(test_timeout_abandon, restore),
 		cmocka_unit_test_teardown(test_owner_stops, restore),
+		cmocka_unit_test_teardown(test_owner_stops_long_slices, restore),
+		cmocka_unit_test_teardown(test_hot_handover_proves, restore),
 		cmocka_unit_test_teardown(test_held, restore),
 		cmocka_unit_test_teardown(test_sampled_holds, restore),
 		cmocka_unit_test_teardown(test_spent_rule, restore),
