@@ -339,8 +339,28 @@ static void *stopping_owner(void *arg)
 }
 
 static _Atomic long takeovers, stall_flushes;
+/* The slice's events, in order, printed when a check on them fails: under
+ * load an owner can stall where the test means it to run. */
+static _Atomic int events[64];
+static _Atomic unsigned nevents;
+static void print_events(void)
+{
+	static const char *const names[] = { "opened",   "handover", "flush_gap", "takeover",
+	                                     "flush_ghost", "closed", "queued",   "served",
+	                                     "group",    "seat",     "flush_shared" };
+	unsigned n = atomic_load(&nevents);
+	fprintf(stderr, "# slice events:");
+	for (unsigned i = 0; i < n && i < 64; i++) {
+		int ev = atomic_load(&events[i]);
+		fprintf(stderr, " %s", ev >= 0 && ev < (int)(sizeof names / sizeof names[0]) ? names[ev] : "?");
+	}
+	fprintf(stderr, "\n");
+}
 static void count_takeovers(const void *r, int ev, uint32_t t, uint32_t ahead)
 {
+	unsigned i = atomic_fetch_add(&nevents, 1);
+	if (i < 64)
+		atomic_store(&events[i], ev);
 	if (ev == LS_SL_TRACE_TAKEOVER)
 		atomic_fetch_add(&takeovers, 1);
 	if (ev == LS_SL_TRACE_FLUSH_GAP)
@@ -366,6 +386,7 @@ static void test_owner_stops(void **state)
 		atomic_store(&stop_after, stops[k]);
 		atomic_store(&takeovers, 0);
 		atomic_store(&stall_flushes, 0);
+		atomic_store(&nevents, 0);
 		atomic_store(&ls_slice_trace, count_takeovers);
 		assert_int_equal(ops->lock(st), 0);
 		pthread_t o = spawn_queued(stopping_owner, 0);
@@ -381,6 +402,8 @@ static void test_owner_stops(void **state)
 		join(o);
 		atomic_store(&ls_slice_trace, NULL);
 		assert_int_equal(atomic_load(&got), 3);
+		if (atomic_load(&takeovers) != (k == 1) || atomic_load(&stall_flushes) != (k == 0))
+			print_events();
 		if (k == 0) {
 			assert_int_equal(atomic_load(&stall_flushes), 1);
 			assert_int_equal(atomic_load(&takeovers), 0);
@@ -398,24 +421,38 @@ static void test_owner_stops(void **state)
 static void test_owner_stops_long_slices(void **state)
 {
 	use("slice:futex", 200000, 100000000);
-	reset();
-	atomic_store(&got, 0);
-	atomic_store(&stop_go, 0);
-	atomic_store(&stop_after, LS_SLICE_PROBE_N + 8);
-	atomic_store(&takeovers, 0);
-	atomic_store(&ls_slice_trace, count_takeovers);
-	assert_int_equal(ops->lock(st), 0);
-	pthread_t o = spawn_queued(stopping_owner, 0);
-	pthread_t w = spawn_queued(plain_waiter, 1);
-	ops->unlock(st);
-	atomic_store(&stop_go, 1);
-	join(w);
-	atomic_store(&stop_go, 2);
-	join(o);
-	atomic_store(&ls_slice_trace, NULL);
-	assert_int_equal(atomic_load(&got), 1);
-	assert_int_equal(atomic_load(&takeovers), 1);
-	assert_idle();
+	for (int attempt = 0;; attempt++) {
+		assert_true(attempt < 5); /* the owner never passed its probe */
+		reset();
+		atomic_store(&got, 0);
+		atomic_store(&stop_go, 0);
+		atomic_store(&stop_after, LS_SLICE_PROBE_N + 8);
+		atomic_store(&takeovers, 0);
+		atomic_store(&stall_flushes, 0);
+		atomic_store(&nevents, 0);
+		atomic_store(&ls_slice_trace, count_takeovers);
+		assert_int_equal(ops->lock(st), 0);
+		pthread_t o = spawn_queued(stopping_owner, 0);
+		pthread_t w = spawn_queued(plain_waiter, 1);
+		ops->unlock(st);
+		atomic_store(&stop_go, 1);
+		join(w);
+		atomic_store(&stop_go, 2);
+		join(o);
+		atomic_store(&ls_slice_trace, NULL);
+		assert_int_equal(atomic_load(&got), 1);
+		assert_idle();
+		if (atomic_load(&stall_flushes) != 0) {
+			/* Under heavy load the owner stalled a (capped) period
+			 * before its probe: let go as unproven, not the case here. */
+			print_events();
+			continue;
+		}
+		if (atomic_load(&takeovers) != 1)
+			print_events();
+		assert_int_equal(atomic_load(&takeovers), 1);
+		break;
+	}
 }
 
 /* -- a slice handed over after its owner spent its budget coming back
@@ -434,10 +471,12 @@ static void hold_3ms(void)
 		clock_gettime(CLOCK_MONOTONIC, &b);
 	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 3000000L);
 }
+static _Atomic int hot_acqs; /* the hot owner's acquisitions */
 static void *hot_owner(void *arg)
 {
 	for (int i = 0; i < 1000; i++) {
 		assert_int_equal(ops->lock(st), 0); /* the first opens a slice behind main's hold */
+		atomic_fetch_add(&hot_acqs, 1);
 		hold_3ms();
 		ops->unlock(st);
 		if (ls_slice_self.lock != (const void *)st)
@@ -446,30 +485,62 @@ static void *hot_owner(void *arg)
 	return NULL;
 }
 
+/* Did the hot owner's slice end as the test means it to: handed over after
+ * two acquisitions or more, nothing flushed or taken over before?  Under
+ * heavy load it may not: its wall limit counts from the slice's opening,
+ * behind main's hold, so slow thread starts can spend it at its first
+ * release (no gap measured), or it can stall 20 ms outside the lock. */
+static bool hot_slice_handed_over(void)
+{
+	if (atomic_load(&hot_acqs) < 2)
+		return false;
+	unsigned n = atomic_load(&nevents);
+	for (unsigned i = 0; i < n && i < 64; i++) {
+		int ev = atomic_load(&events[i]);
+		if (ev == LS_SL_TRACE_HANDOVER)
+			return true;
+		if (ev == LS_SL_TRACE_FLUSH_GAP || ev == LS_SL_TRACE_TAKEOVER)
+			return false;
+	}
+	return false;
+}
+
 static void test_hot_handover_proves(void **state)
 {
 	use("slice:futex", 20000, 100000000);
-	reset();
-	atomic_store(&got, 0);
-	atomic_store(&stop_go, 1);
-	atomic_store(&stop_after, 1);
-	atomic_store(&takeovers, 0);
-	atomic_store(&stall_flushes, 0);
-	atomic_store(&ls_slice_trace, count_takeovers);
-	assert_int_equal(ops->lock(st), 0);
-	pthread_t hot = spawn_queued(hot_owner, 0);
-	pthread_t stops = spawn_queued(stopping_owner, 1); /* served second, stops */
-	pthread_t w = spawn_queued(plain_waiter, 2);       /* the head that watches it */
-	ops->unlock(st);
-	join(hot);
-	join(w);
-	atomic_store(&stop_go, 2);
-	join(stops);
-	atomic_store(&ls_slice_trace, NULL);
-	assert_int_equal(atomic_load(&got), 1);
-	assert_int_equal(atomic_load(&takeovers), 1);
-	assert_int_equal(atomic_load(&stall_flushes), 0);
-	assert_idle();
+	for (int attempt = 0;; attempt++) {
+		assert_true(attempt < 5); /* the scenario never came about */
+		reset();
+		atomic_store(&got, 0);
+		atomic_store(&hot_acqs, 0);
+		atomic_store(&stop_go, 1);
+		atomic_store(&stop_after, 1);
+		atomic_store(&takeovers, 0);
+		atomic_store(&stall_flushes, 0);
+		atomic_store(&nevents, 0);
+		atomic_store(&ls_slice_trace, count_takeovers);
+		assert_int_equal(ops->lock(st), 0);
+		pthread_t hot = spawn_queued(hot_owner, 0);
+		pthread_t stops = spawn_queued(stopping_owner, 1); /* served second, stops */
+		pthread_t w = spawn_queued(plain_waiter, 2);       /* the head that watches it */
+		ops->unlock(st);
+		join(hot);
+		join(w);
+		atomic_store(&stop_go, 2);
+		join(stops);
+		atomic_store(&ls_slice_trace, NULL);
+		assert_int_equal(atomic_load(&got), 1);
+		assert_idle();
+		if (!hot_slice_handed_over()) {
+			print_events();
+			continue;
+		}
+		if (atomic_load(&takeovers) != 1 || atomic_load(&stall_flushes) != 0)
+			print_events();
+		assert_int_equal(atomic_load(&takeovers), 1);
+		assert_int_equal(atomic_load(&stall_flushes), 0);
+		break;
+	}
 }
 
 /* -- the gap probe: an owner that spends far longer away from the lock
