@@ -23,7 +23,7 @@ or native/ that uses a symbol an interpose/ object defines is a call back
 up into the shim (the library's own sleeps, yields, signal masks and I/O
 once reached its own exported wrappers this way), and so is core/ using
 one of backends/, stats/ or native/, and backends/ one of stats/.
-Parking: only core/runtime/ and the embedder's park (interpose/cancel.c)
+Parking: only core/runtime/ and the embedder's park (interpose/entry/cancel.c)
 name ls_futex_wait or ls_futex_wake; everything else parks through
 core/runtime/wait.h (docs/hacking.md, "Changing how waiters park").
 Python: the modules of scripts/lockswap_cli must import each other without
@@ -45,7 +45,7 @@ C_DIRS = ("core", "backends", "interpose", "stats", "native")
 C_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 PY_IMPORT = re.compile(r'^\s*from \.(\w*) import ([\w, ]+)', re.M)
 FUTEX_CALL = re.compile(r'\bls_futex_(wait|wake)\s*\(')
-FUTEX_ALLOWED = ("core/runtime/", "interpose/cancel.c")
+FUTEX_ALLOWED = ("core/runtime/", "interpose/entry/cancel.c")
 
 
 def c_graph(root, why=None):

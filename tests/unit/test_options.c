@@ -12,13 +12,13 @@
 #include <cmocka.h>
 
 #include "../../core/wrap/capacitor.h" /* ls_capacitor_bypass, an arm's setting */
-#include "../../interpose/option_syntax.c"
-#include "../../interpose/options.c"
-#include "../../interpose/arms.c"
-#include "../../interpose/config.c"
-#include "../../interpose/closest.c"
-#include "../../interpose/option_hints.c"
-#include "../../interpose/backend_hints.c"
+#include "../../interpose/options/option_syntax.c"
+#include "../../interpose/options/options.c"
+#include "../../interpose/options/arms.c"
+#include "../../interpose/options/config.c"
+#include "../../interpose/options/closest.c"
+#include "../../interpose/options/option_hints.c"
+#include "../../interpose/options/backend_hints.c"
 #include "../../stats/signal_name.c"
 
 static char err[LS_ERR_MAX];
