@@ -11,6 +11,13 @@
 #ifndef LS_INTERPOSE_RWLOCK_BODIES_H
 #define LS_INTERPOSE_RWLOCK_BODIES_H
 
+/* The one thing the includer decides (ROUTED, below): where a routed call
+ * goes.  Without it every routed body would fail to compile far from the
+ * cause, so say it here. */
+#ifndef ROUTED_SLOW
+#error "rwlock_bodies.h: define ROUTED_SLOW(verb, l) before including it (the entry points: verb##_slow(l); the counted paths: ls_real_rwlock_##verb(l))"
+#endif
+
 #include <errno.h>
 #include <pthread.h>
 

@@ -7,7 +7,8 @@
 # core/runtime includes only itself, core/ only core/, backends/ neither
 # interpose/ nor stats/; no import circle among the CLI's Python modules.
 # The checker first proves on synthetic trees that it finds each kind of
-# problem.
+# problem.  Every header of interpose/ must compile alone, or stop at its
+# own #error naming what its includer defines.
 set -u
 . "$(dirname "$0")/../lib.sh"
 check=$ROOT/tests/layers/include_graph.py
@@ -27,4 +28,19 @@ else
 		while IFS= read -r line; do fail "$line"; done <<<"$out"
 	sed 's/^/# /' "$LOGS/layers-known.txt"
 fi
+# Every header of the shim stands alone: it compiles included first and
+# alone, or stops at its own #error that says what the includer must
+# define (rwlock_bodies.h's ROUTED_SLOW), never at a far-away undeclared
+# name.
+bad=0
+while IFS= read -r h; do
+	err=$(printf '#include "%s"\n' "$h" |
+		${CC:-cc} -std=c11 -D_GNU_SOURCE -fsyntax-only -I"$ROOT" -x c - 2>&1 | grep -m1 'error')
+	case $err in
+	"" | *"error: #error \"${h##*/}: define "*) ;;
+	*) bad=1; fail "$h does not compile alone: $err" ;;
+	esac
+done < <(cd "$ROOT" && find interpose -name '*.h' | sort)
+[ $bad = 0 ] && ok "every interpose/ header compiles alone or names what its includer must define"
+
 finish layers
