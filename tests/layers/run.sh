@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Group "layers": the sources' dependencies point one way
 # (tests/layers/include_graph.py): no circle among the C modules, of
-# includes or of calls (read from the build's objects, $B/obj; the circles
-# listed in known_circles.txt are debt, printed but not failed), parking
+# includes or of calls (matched by name in the sources, and read from the
+# build's objects, $B/obj; the circles listed in known_circles.txt are
+# debt, printed but not failed), no call from a lower layer up into a
+# higher one (known_up_calls.txt: debt, which may only shrink), parking
 # only through core/runtime/wait.h,
 # core/runtime includes only itself, core/ only core/, backends/ neither
 # interpose/ nor stats/; no import circle among the CLI's Python modules.
