@@ -12,7 +12,10 @@
 #include "backend_hints.h"
 #include "option_syntax.h"
 
-/* Options an arm can set, by index in the table (options.def has ~20). */
+/* Options an arm can set, by index in the whole table (ls_option_count():
+ * options.def's rows and every backend's .settings).  An arm that sets an
+ * option past it gets an error that says so, and tests/layers
+ * (settings_names.py) fails while the library's count reaches it. */
 #define LS_OPTIONS_MAX 64
 
 struct field {
@@ -105,7 +108,13 @@ static bool check_setting(const struct field *f, size_t keylen, bool *seen, char
 		return false;
 	}
 	size_t idx = ls_option_index(o);
-	if (idx >= LS_OPTIONS_MAX || seen[idx]) {
+	if (idx >= LS_OPTIONS_MAX) {
+		snprintf(why, len, "%s is option %zu of the table, past the %d an arm can set "
+		         "(raise LS_OPTIONS_MAX in interpose/options/arms.c)", name, idx + 1,
+		         LS_OPTIONS_MAX);
+		return false;
+	}
+	if (seen[idx]) {
 		snprintf(why, len, "sets %s twice", name);
 		return false;
 	}

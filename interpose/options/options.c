@@ -10,6 +10,13 @@
 #include "backend_hints.h"
 #include "option_syntax.h"
 
+/* LOCKSWAP_SPIN=adaptive stores the option's word (LS_OPT_UINT_WORD) in
+ * ls_spin_limit, which core/runtime/wait.c reads as "no override"
+ * (LS_SPIN_ADAPTIVE); core/ cannot include backends/, so the two stay
+ * separate constants that must be one value. */
+_Static_assert(LS_OPT_UINT_WORD == LS_SPIN_ADAPTIVE,
+               "LOCKSWAP_SPIN's word must store core/runtime/spin.h's LS_SPIN_ADAPTIVE");
+
 _Atomic unsigned ls_opt_verbose;
 _Atomic unsigned ls_opt_stats, ls_opt_stats_top, ls_opt_stats_sample;
 _Atomic unsigned ls_opt_stats_interval, ls_opt_stats_prom_sites;
