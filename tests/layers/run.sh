@@ -9,8 +9,9 @@
 # core/runtime includes only itself, core/ only core/, backends/ neither
 # interpose/ nor stats/; no import circle among the CLI's Python modules.
 # The checker first proves on synthetic trees that it finds each kind of
-# problem.  Every header of interpose/ must compile alone, or stop at its
-# own #error naming what its includer defines.
+# problem.  The LOCKSWAP_* names have one owner each (settings_names.py).
+# Every header of interpose/ must compile alone, or stop at its own #error
+# naming what its includer defines.
 set -u
 . "$(dirname "$0")/../lib.sh"
 check=$ROOT/tests/layers/include_graph.py
@@ -30,6 +31,23 @@ else
 		while IFS= read -r line; do fail "$line"; done <<<"$out"
 	sed 's/^/# /' "$LOGS/layers-known.txt"
 fi
+# The LOCKSWAP_* names: one owner each, by prefix, no two alike, and every
+# option the library lists declared by a row the check reads
+# (tests/layers/settings_names.py; docs/hacking.md, "Adding a setting").
+while IFS= read -r line; do
+	case $line in
+	"ok - "*) ok "${line#ok - }" ;;
+	*) fail "${line#FAIL - }" ;;
+	esac
+done < <(/usr/bin/python3 "$ROOT/tests/layers/settings_names.py" --self-test 2>&1)
+if describe_json >"$LOGS/layers-describe.json" 2>"$LOGS/layers-describe.err"; then
+	out=$(/usr/bin/python3 "$ROOT/tests/layers/settings_names.py" "$ROOT" "$LOGS/layers-describe.json") &&
+		ok "the LOCKSWAP_* settings and options have one owner each and no name twice" ||
+		while IFS= read -r line; do fail "$line"; done <<<"$out"
+else
+	fail "lockswap_describe could not be read from $LIB (build first): $(head -1 "$LOGS/layers-describe.err")"
+fi
+
 # Every header of the shim stands alone: it compiles included first and
 # alone, or stops at its own #error that says what the includer must
 # define (rwlock_bodies.h's ROUTED_SLOW), never at a far-away undeclared
