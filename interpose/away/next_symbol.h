@@ -2,7 +2,7 @@
  * next_symbol.h - glibc's definition of a function that lockswap also
  * defines (the wrappers of calls.def, away.h), found once with
  * dlsym(RTLD_NEXT): dlsym allocates only when it fails, and these are all
- * in libc.  REAL(name) needs a `static void *_Atomic real_<name>` slot.
+ * in libc.  away.h's GLIBC(name) reads a slot filled this way.
  */
 #ifndef LS_INTERPOSE_NEXT_SYMBOL_H
 #define LS_INTERPOSE_NEXT_SYMBOL_H
@@ -20,7 +20,5 @@ static inline void *ls_next_symbol(const char *name, void *_Atomic *slot)
 	}
 	return f;
 }
-
-#define REAL(name) ((__typeof__(&name))ls_next_symbol(#name, &real_##name))
 
 #endif
