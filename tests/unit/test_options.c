@@ -1,6 +1,6 @@
-/* test_options.c - the option table's parser (interpose/options.c), the
- * arms read first (interpose/arms.c) and the effective configuration
- * (interpose/config.c); included here because unit tests link core/ and
+/* test_options.c - the option table's parser (interpose/options/options.c), the
+ * arms read first (interpose/options/arms.c) and the effective configuration
+ * (interpose/options/config.c); included here because unit tests link core/ and
  * backends/ only. */
 #include <setjmp.h>
 #include <stdarg.h>
