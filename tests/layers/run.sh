@@ -51,16 +51,34 @@ fi
 # Every header of the shim stands alone: it compiles included first and
 # alone, or stops at its own #error that says what the includer must
 # define (rwlock_bodies.h's ROUTED_SLOW), never at a far-away undeclared
-# name.
-bad=0
-while IFS= read -r h; do
-	err=$(printf '#include "%s"\n' "$h" |
-		${CC:-cc} -std=c11 -D_GNU_SOURCE -fsyntax-only -I"$ROOT" -x c - 2>&1 | grep -m1 'error')
-	case $err in
-	"" | *"error: #error \"${h##*/}: define "*) ;;
-	*) bad=1; fail "$h does not compile alone: $err" ;;
-	esac
-done < <(cd "$ROOT" && find interpose -name '*.h' | sort)
-[ $bad = 0 ] && ok "every interpose/ header compiles alone or names what its includer must define"
+# name.  Prints one line per header that does not.
+lonely_headers() { # ROOT
+	local h err
+	while IFS= read -r h; do
+		err=$(printf '#include "%s"\n' "$h" |
+			${CC:-cc} -std=c11 -D_GNU_SOURCE -fsyntax-only -I"$1" -x c - 2>&1 | grep -m1 'error')
+		case $err in
+		"" | *"error: #error \"${h##*/}: define "*) ;;
+		*) echo "$h does not compile alone: $err" ;;
+		esac
+	done < <(cd "$1" && find interpose -name '*.h' | sort)
+}
+fake=$(mktemp -d)
+mkdir -p "$fake/interpose/entry"
+printf '#define TWICE(x) ((x) * 2)\n' >"$fake/interpose/entry/alone.h"
+printf '#ifndef PICK\n#error "asks.h: define PICK first"\n#endif\nstatic int f(void) { return PICK; }\n' \
+	>"$fake/interpose/entry/asks.h"
+printf 'static int g(void) { return PICK; }\n' >"$fake/interpose/entry/silent.h"
+got=$(lonely_headers "$fake")
+case $got in
+*silent.h*) case $got in *alone.h* | *asks.h*) fail "self-test: headers that stand alone are flagged: $got" ;;
+	*) ok "self-test: a header that needs its includer's macro without saying so is found, one that says so and one that stands alone pass" ;;
+	esac ;;
+*) fail "self-test: a header that needs an undefined macro is not found ($got)" ;;
+esac
+rm -rf "$fake"
+got=$(lonely_headers "$ROOT")
+[ -z "$got" ] && ok "every interpose/ header compiles alone or names what its includer must define" ||
+	while IFS= read -r line; do fail "$line"; done <<<"$got"
 
 finish layers
