@@ -8,7 +8,8 @@
 #   make man             build/man/lockswap.1 and lockswap.7, from the library's description
 #   make list            backends and options, read from the built library
 #
-# New files need no edit here: core/*/*.c, backends/*.c, native/*.c, interpose/*.c, stats/*.c go into
+# New files need no edit here: core/*/*.c, backends/*.c, native/*.c, interpose/*/*.c (a new
+# folder of interpose/ too), stats/*.c go into
 # the library; tests/unit/test_*.c each become a cmocka binary; tests/preload/
 # *.c and *.cc become programs built against stock pthreads.
 

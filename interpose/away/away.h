@@ -15,7 +15,7 @@
 #include <stdatomic.h>
 
 #include "../../core/runtime/home.h"
-#include "../next_symbol.h"
+#include "next_symbol.h"
 
 #define LS_AWAY(REASON, RET, NAME, PARAMS, ARGS) extern void *_Atomic ls_glibc_##NAME;
 #define LS_AWAY_VOID(REASON, NAME, PARAMS, ARGS) extern void *_Atomic ls_glibc_##NAME;
@@ -31,7 +31,7 @@
 
 #define GLIBC(name) ((__typeof__(&name))ls_next_symbol(#name, &ls_glibc_##name))
 
-/* Look up every glibc definition (interpose/init.c's constructor): several
+/* Look up every glibc definition (interpose/start/init.c's constructor): several
  * of these calls are async-signal-safe and may first be called from a
  * signal handler, where dlsym must not run. */
 void ls_away_resolve(void);

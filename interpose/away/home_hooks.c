@@ -5,7 +5,7 @@
  */
 #include <pthread.h>
 
-#include "../export.h"
+#include "../entry/export.h"
 #include "away.h"
 
 /* While away, the context's cancellation is off: a cancellation point
@@ -38,7 +38,7 @@ void ls_away_install(void)
 /* A thread that exits inside a delegated section exits from its own
  * thread, not the delegate's.  (A thread whose start routine returns
  * there is sent home by threads.c's start wrapper, and by the
- * thread-record key's destructor, interpose/init.c.) */
+ * thread-record key's destructor, interpose/start/init.c.) */
 LS_EXPORT __attribute__((noreturn)) void pthread_exit(void *ret)
 {
 	ls_go_home(LS_BACK_EXIT);

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "../../core/runtime/home_signal.h"
-#include "../export.h"
+#include "../entry/export.h"
 #include "away.h"
 
 /* The home block of thread t, read from its TLS: initial-exec TLS lies at

@@ -2,7 +2,7 @@
  * pins.c - locks whose owner is a kernel thread, outside lockswap's
  * mutexes: stdio's FILE locks and pthread spin locks.  (The mutexes and
  * rwlocks lockswap passes through to glibc are counted where they are
- * served, interpose/mutex_bodies.h and rwlock_bodies.h.)
+ * served, interpose/entry/mutex_bodies.h and rwlock_bodies.h.)
  *
  * While a thread holds one (ls_home_pins > 0), it runs no other thread's
  * section and is never run delegated itself (core/runtime/home.h): a
@@ -15,7 +15,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#include "../export.h"
+#include "../entry/export.h"
 #include "away.h"
 #include "pinned.h"
 

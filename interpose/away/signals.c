@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "../../core/runtime/home_signal.h"
-#include "../export.h"
+#include "../entry/export.h"
 #include "away.h"
 
 void *_Atomic ls_glibc_sigaction, *_Atomic ls_glibc_signal, *_Atomic ls_glibc_bsd_signal,

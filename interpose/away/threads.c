@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "../../stats/watch.h"
-#include "../active.h"
-#include "../export.h"
+#include "../start/active.h"
+#include "../entry/export.h"
 #include "away.h"
 
 /* What a new thread runs while the backend delegates: the program's start

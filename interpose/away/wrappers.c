@@ -34,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../export.h"
+#include "../entry/export.h"
 #include "away.h"
 
 /* glibc's _FORTIFY_SOURCE entry points (what a program built with it

@@ -3,10 +3,15 @@
 C: every `#include "..."` of the library's sources (core/, backends/,
 interpose/, stats/, native/) is an edge from the including module to the
 included one, a module being a path without its extension (foo.c and foo.h
-are one module).  With OBJDIR (the build's objects, build/obj), every
-global symbol an object uses and another defines (`nm`: a call, or a
-variable's use) is an edge too, so a circle made of calls is seen though
-the modules share one header.  The graph must have no circle (each is
+are one module).  Every call matched by name in the sources is an edge
+too (as a structure tool that reads no objects draws it: a call binds to
+the caller's own function of that name, else to each module that defines
+one it can see; macros are not followed).  With OBJDIR (the build's
+objects, build/obj), every global symbol an object uses and another
+defines (`nm`: a call, or a variable's use) is an edge too, so a circle
+made of calls is seen though the modules share one header or a macro
+makes the call.  Only the library's sources are read (bench/ is a
+program of its own: its namesakes are not the library's).  The graph must have no circle (each is
 printed as the path that closes it, with the symbol or include of each
 step), and the layers must point one way.  The circles of calls that
 tests/layers/known_circles.txt lists are known debt: printed, not failed,
@@ -18,12 +23,15 @@ until they are broken (then the list must lose them).  The layers:
     interpose/    reaches core/ only for the runtime and the condvar it
                   serves (core/runtime/, core/condvar/): mutex and rwlock
                   algorithms come to the shim through backends/' tables
-Calls point down too: with OBJDIR, an object of core/, backends/, stats/
-or native/ that uses a symbol an interpose/ object defines is a call back
-up into the shim (the library's own sleeps, yields, signal masks and I/O
+Calls point down too: a module of core/, backends/, stats/ or native/
+that calls (by name, or with OBJDIR in its object) a function that
+interpose/ defines is a call back up into the shim (the library's own sleeps, yields, signal masks and I/O
 once reached its own exported wrappers this way), and so is core/ using
-one of backends/, stats/ or native/, and backends/ one of stats/.
-Parking: only core/runtime/ and the embedder's park (interpose/cancel.c)
+one of backends/, stats/ or native/, and backends/ one of stats/.  Each
+such call is printed with its symbol; those listed in
+tests/layers/known_up_calls.txt (CALLER CALLEE SYMBOL) are debt, printed
+but not failed, and a listed call that is no longer made fails.
+Parking: only core/runtime/ and the embedder's park (interpose/entry/cancel.c)
 name ls_futex_wait or ls_futex_wake; everything else parks through
 core/runtime/wait.h (docs/hacking.md, "Changing how waiters park").
 Python: the modules of scripts/lockswap_cli must import each other without
@@ -45,7 +53,7 @@ C_DIRS = ("core", "backends", "interpose", "stats", "native")
 C_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 PY_IMPORT = re.compile(r'^\s*from \.(\w*) import ([\w, ]+)', re.M)
 FUTEX_CALL = re.compile(r'\bls_futex_(wait|wake)\s*\(')
-FUTEX_ALLOWED = ("core/runtime/", "interpose/cancel.c")
+FUTEX_ALLOWED = ("core/runtime/", "interpose/entry/cancel.c")
 
 
 def c_graph(root, why=None):
@@ -86,9 +94,11 @@ def symbols(obj):
     return defined, used
 
 
-def call_graph(root, objdir, why):
+def call_graph(root, objdir, why, names=None):
     """Module -> the modules whose global symbols it uses (objects of
-    sources that no longer exist, left by a rename, are skipped)."""
+    sources that no longer exist, left by a rename, are skipped);
+    names[(a, b)] gets every symbol of an edge."""
+    names = {} if names is None else names
     owner, uses = {}, {}
     for d, _, files in os.walk(objdir):
         for f in sorted(files):
@@ -108,6 +118,72 @@ def call_graph(root, objdir, why):
             if dst and dst != mod:
                 deps.add(dst)
                 why.setdefault((mod, dst), f"uses {name}")
+                names.setdefault((mod, dst), set()).add(name)
+    return graph
+
+
+NAME_DEF = re.compile(r'(?:^|[;}])\s*((?:(?:[A-Za-z_]\w*|__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\))[\s\*]+)+)([A-Za-z_]\w*)\s*\(([^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*)\)\s*(?:__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)\s*)*\{')
+NAME_CALL = re.compile(r'(?<![.>\w])([A-Za-z_]\w*)\s*\(')
+NOT_CALLS = {"if", "while", "for", "switch", "return", "sizeof", "defined", "__attribute__",
+             "_Alignof", "alignof", "__typeof__", "typeof", "_Static_assert", "do", "_Generic",
+             "__asm__", "asm", "__builtin_expect", "else", "case"}
+
+
+def bare_c(text):
+    """C text without comments, strings, characters and preprocessor lines."""
+    text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+    text = re.sub(r'//[^\n]*', '', text)
+    text = re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
+    text = re.sub(r"'(\\.|[^'\\\n])*'", "''", text)
+    return re.sub(r'^[ \t]*#(?:[^\n]*\\\n)*[^\n]*', '', text, flags=re.M)
+
+
+def functions(text):
+    """(name, is static, body) of each function defined in bare C text."""
+    out = []
+    for m in NAME_DEF.finditer(text):
+        words = m.group(1).split()
+        if words[0] in NOT_CALLS or m.group(2) in NOT_CALLS or words[-1] in ("return", "else"):
+            continue
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        out.append((m.group(2), "static" in words, text[m.end():i]))
+    return out
+
+
+def name_graph(root, why):
+    """Module -> the modules whose functions it calls, matched by name
+    from the sources alone (as a structure tool that reads no objects
+    does): a call binds to the caller's own function of that name if it
+    has one, else to every module that defines it and lets it be seen
+    (a static function of a .c file is seen only there; a header's static
+    inline function by every includer).  Macros are not followed."""
+    defs, calls = {}, {}
+    for top in C_DIRS:
+        for d, _, files in os.walk(os.path.join(root, top)):
+            for f in sorted(files):
+                if not f.endswith((".c", ".h")):
+                    continue
+                rel = os.path.relpath(os.path.join(d, f), root)
+                mod = module(rel)
+                with open(os.path.join(root, rel), errors="replace") as fh:
+                    text = bare_c(fh.read())
+                own = calls.setdefault(mod, [set(), set()])
+                for name, static, body in functions(text):
+                    own[0].add(name)
+                    if not (static and f.endswith(".c")):
+                        defs.setdefault(name, set()).add(mod)
+                    own[1].update(n for n in NAME_CALL.findall(body) if n not in NOT_CALLS)
+    graph = {}
+    for mod, (mine, used) in calls.items():
+        deps = graph.setdefault(mod, set())
+        for name in sorted(used - mine):
+            for dst in sorted(defs.get(name, ())):
+                if dst != mod:
+                    deps.add(dst)
+                    why.setdefault((mod, dst), f"calls {name}")
     return graph
 
 
@@ -168,13 +244,24 @@ def call_rule(src, dst):
     return None
 
 
-def call_problems(calls, why):
+def call_problems(calls, names, allowed=frozenset(), seen=None):
+    """One problem per symbol a lower layer uses from a higher one, but
+    those `allowed` ((src, dst, symbol), tests/layers/known_up_calls.txt:
+    debt, reported on stderr); `seen` collects the allowed ones found."""
     out = []
+    seen = set() if seen is None else seen
     for src, deps in sorted(calls.items()):
         for dst in sorted(deps):
             rule = call_rule(src, dst)
-            if rule:
-                out.append(f"layering: {src} calls up into {dst} ({why.get((src, dst), '?')}: {rule})")
+            if not rule:
+                continue
+            for name in sorted(names.get((src, dst), {"?"})):
+                text = f"layering: {src} calls up into {dst} (uses {name}: {rule})"
+                if (src, dst, name) in allowed:
+                    seen.add((src, dst, name))
+                    print(f"known {text}", file=sys.stderr)
+                else:
+                    out.append(text)
     return out
 
 
@@ -261,18 +348,29 @@ def circles(graph):
     return found
 
 
-def problems(root, objdir=None, known=()):
+def problems(root, objdir=None, known=(), allowed=frozenset()):
     """The problems found; a circle whose modules are exactly those of a
     `known` one is reported on stderr instead (a debt being paid off),
-    and a known circle that is gone is a problem (the list must shrink)."""
+    and a known circle that is gone is a problem (the list must shrink);
+    likewise an `allowed` call up ((src, dst, symbol)) that is gone."""
     why = {}
     g = c_graph(root, why)
     out = layer_problems(g)
+    names = {}
+    calls = name_graph(root, why)
+    for (src, dst), how in why.items():
+        if how.startswith("calls ") and dst in calls.get(src, ()):
+            names.setdefault((src, dst), set()).add(how[len("calls "):])
     if objdir:
-        calls = call_graph(root, objdir, why)
-        out += call_problems(calls, why)
-        for mod, deps in calls.items():
-            g.setdefault(mod, set()).update(deps)
+        for mod, deps in call_graph(root, objdir, why, names).items():
+            calls.setdefault(mod, set()).update(deps)
+    seen_calls = set()
+    out += call_problems(calls, names, allowed, seen_calls)
+    for mod, deps in calls.items():
+        g.setdefault(mod, set()).update(deps)
+    for src, dst, name in sorted(set(allowed) - seen_calls):
+        out.append(f"the known call up {src} -> {dst} ({name}) is gone: "
+                   "remove it from tests/layers/known_up_calls.txt")
     seen = set()
     for c in circles(g):
         text = f"circle of C modules ({len(c)}: {' '.join(c)}): " + describe(circle_path(g, c), why)
@@ -355,59 +453,118 @@ def self_test():
     return failed
 
 
+def compile_tree(root, paths):
+    """Objects of the given sources under root/obj, as the build lays them out."""
+    objdir = os.path.join(root, "obj")
+    for path in paths:
+        os.makedirs(os.path.join(objdir, os.path.dirname(path)), exist_ok=True)
+        subprocess.run(["cc", "-c", "-o", os.path.join(objdir, module(path) + ".o"),
+                        os.path.join(root, path)], check=True)
+    return objdir
+
+
+def quiet(fn, *args, **kw):
+    with contextlib.redirect_stderr(io.StringIO()):
+        return fn(*args, **kw)
+
+
 def call_self_test(good, into):
-    """Two stats modules that share one header and call each other: no
-    include circle, but a circle of calls, found only in the objects."""
-    calls = {
+    """Calls: matched by name from the sources, and read from the objects
+    (which see what a macro hides); namesakes that C keeps apart are no
+    call; known debt is not failed, and debt that is paid must leave its
+    list."""
+    failed = 0
+
+    def check(what, ok, got):
+        nonlocal failed
+        print(f"ok - self-test: {what} ({got})" if ok else f"FAIL - self-test: {what}: {got}")
+        failed += 0 if ok else 1
+
+    # By name: two modules that call each other under one shared header.
+    named = {
         "stats/impl.h": "void a_run(void);\nvoid b_run(void);\nvoid a_done(void);\n",
         "stats/a.c": '#include "impl.h"\nvoid a_run(void) { b_run(); }\nvoid a_done(void) {}\n',
         "stats/b.c": '#include "impl.h"\nvoid b_run(void) { a_done(); }\n',
     }
-    root = tree({**good, **calls}, into)
-    objdir = os.path.join(root, "obj")
-    for name in ("a", "b"):
-        os.makedirs(os.path.join(objdir, "stats"), exist_ok=True)
-        subprocess.run(["cc", "-c", "-o", os.path.join(objdir, "stats", name + ".o"),
-                        os.path.join(root, "stats", name + ".c")], check=True)
+    got = [p for p in problems(tree({**good, **named}, into)) if "circle of C modules" in p]
+    check("a circle of calls matched by name, under one shared header, is found",
+          got and "calls b_run" in got[0] and "calls a_done" in got[0], got)
+
+    # Namesakes: each file's static helper is its own, a struct member
+    # called through a pointer is no function: no circle.
+    namesakes = {
+        "stats/a.c": "void b_run(void);\nstatic void helper(void) {}\n"
+                     "void a_run(void) { helper(); b_run(); }\n",
+        "stats/b.c": "struct ops { void (*a_run)(void); };\nstatic void helper(void) {}\n"
+                     "void b_run(struct ops *o) { helper(); o->a_run(); }\n",
+    }
+    got = [p for p in problems(tree({**good, **namesakes}, into)) if "circle" in p]
+    check("static namesakes and calls through a pointer are not matched as calls",
+          not got, got or "no circle")
+
+    # Objects: a call that a macro hides from the name matcher.
+    hidden = {
+        "stats/impl.h": "void a_run(void);\nvoid b_run(void);\nvoid a_done(void);\n",
+        "stats/a.c": '#include "impl.h"\n#define RUN() b_run()\n'
+                     'void a_run(void) { RUN(); }\nvoid a_done(void) {}\n',
+        "stats/b.c": '#include "impl.h"\nvoid b_run(void) { a_done(); }\n',
+    }
+    root = tree({**good, **hidden}, into)
+    objdir = compile_tree(root, ("stats/a.c", "stats/b.c"))
     without = [p for p in problems(root) if "circle" in p]
     got = [p for p in problems(root, objdir) if "circle of C modules" in p]
-    if without or not got or "uses b_run" not in got[0] or "uses a_done" not in got[0]:
-        print(f"FAIL - self-test: a circle of calls is not found as one (includes only: "
-              f"{without}; with objects: {got})")
-        return 1
-    print(f"ok - self-test: a circle of calls under one shared header is found ({got[0]})")
-    with contextlib.redirect_stderr(io.StringIO()):
-        listed = problems(root, objdir, {frozenset(("stats/a", "stats/b"))})
-        changed = problems(root, objdir, {frozenset(("stats/a", "stats/c"))})
-    if [p for p in listed if "circle" in p] or not [p for p in changed if "gone or changed" in p]:
-        print(f"FAIL - self-test: known circles are not handled (listed: {listed}; "
-              f"another listed: {changed})")
-        return 1
-    print("ok - self-test: a listed circle is not failed, and a listed circle that is not "
-          "found fails")
-    return up_call_self_test(good, into)
+    check("a circle of calls that only the objects show is found from them",
+          not without and got and "uses b_run" in got[0], f"{got}; by name alone: {without}")
+    listed = quiet(problems, root, objdir, {frozenset(("stats/a", "stats/b"))})
+    changed = quiet(problems, root, objdir, {frozenset(("stats/a", "stats/c"))})
+    check("a listed circle is not failed, and a listed circle that is not found fails",
+          not [p for p in listed if "circle" in p] and [p for p in changed if "gone or changed" in p],
+          f"listed: {listed}; another listed: {changed}")
+    return failed + up_call_self_test(good, into)
 
 
 def up_call_self_test(good, into):
     """A statistics module that calls a function the shim defines (as
-    stats/ once called nanosleep, which interpose/ wraps): no include says
-    so, the objects do."""
+    stats/ once called nanosleep, which interpose/ wraps), through a
+    macro, so that only the objects say so; and the same tree with the
+    call made to core/ instead, which is clean."""
+    failed = 0
+
+    def check(what, ok, got):
+        nonlocal failed
+        print(f"ok - self-test: {what} ({got})" if ok else f"FAIL - self-test: {what}: {got}")
+        failed += 0 if ok else 1
+
     files = {
         "interpose/wrap.c": "int nap(int n) { return n; }\n",
-        "stats/writer.c": "int nap(int n);\nint write_out(void) { return nap(1); }\n",
+        "core/runtime/rest.c": "int rest(int n) { return n; }\n",
+        "stats/writer.c": "int nap(int n);\n#define NAP(n) nap(n)\n"
+                          "int write_out(void) { return NAP(1); }\n",
     }
     root = tree({**good, **files}, into)
-    objdir = os.path.join(root, "obj")
-    for path in files:
-        os.makedirs(os.path.join(objdir, os.path.dirname(path)), exist_ok=True)
-        subprocess.run(["cc", "-c", "-o", os.path.join(objdir, module(path) + ".o"),
-                        os.path.join(root, path)], check=True)
+    objdir = compile_tree(root, files)
     got = [p for p in problems(root, objdir) if "calls up into" in p]
-    if not got or "uses nap" not in got[0]:
-        print(f"FAIL - self-test: a call from stats/ up into interpose/ is not found ({got})")
-        return 1
-    print(f"ok - self-test: a call from stats/ up into interpose/ is found ({got[0]})")
-    return 0
+    check("a call from stats/ up into interpose/ is found, with the call printed",
+          got and "stats/writer calls up into interpose/wrap (uses nap" in got[0], got)
+    allowed = {("stats/writer", "interpose/wrap", "nap")}
+    listed = quiet(problems, root, objdir, allowed=allowed)
+    check("a listed call up (known_up_calls.txt) is not failed", not listed, listed or "none")
+
+    clean = {**files, "stats/writer.c": "int rest(int n);\nint write_out(void) { return rest(1); }\n"}
+    root = tree({**good, **clean}, into)
+    objdir = compile_tree(root, clean)
+    got = problems(root, objdir)
+    check("the same tree calling core/ instead passes", not got, got or "no problem")
+    stale = quiet(problems, root, objdir, allowed=allowed)
+    check("a listed call up that is no longer made fails (the list only shrinks)",
+          [p for p in stale if "known_up_calls.txt" in p], stale)
+
+    by_name = {"interpose/wrap.c": "int nap(int n) { return n; }\n",
+               "core/mutex/lock.c": "int nap(int n);\nint sleepy(void) { return nap(2); }\n"}
+    got = [p for p in problems(tree({**good, **by_name}, into)) if "calls up into" in p]
+    check("a call from core/ up into interpose/ is found by name, without objects",
+          got and "core/mutex/lock calls up into interpose/wrap (uses nap" in got[0], got)
+    return failed
 
 
 def main():
@@ -421,7 +578,13 @@ def main():
         with open(listed) as f:
             known = {frozenset(line.split()) for line in f
                      if line.strip() and not line.startswith("#")}
-    found = problems(root, objdir, known)
+    allowed = set()
+    listed = os.path.join(root, "tests", "layers", "known_up_calls.txt")
+    if os.path.exists(listed):
+        with open(listed) as f:
+            allowed = {tuple(line.split()) for line in f
+                       if line.strip() and not line.startswith("#")}
+    found = problems(root, objdir, known, allowed)
     for p in found:
         print(p)
     return 1 if found else 0

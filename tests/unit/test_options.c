@@ -1,6 +1,6 @@
-/* test_options.c - the option table's parser (interpose/options.c), the
- * arms read first (interpose/arms.c) and the effective configuration
- * (interpose/config.c); included here because unit tests link core/ and
+/* test_options.c - the option table's parser (interpose/options/options.c), the
+ * arms read first (interpose/options/arms.c) and the effective configuration
+ * (interpose/options/config.c); included here because unit tests link core/ and
  * backends/ only. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,13 +12,13 @@
 #include <cmocka.h>
 
 #include "../../core/wrap/capacitor.h" /* ls_capacitor_bypass, an arm's setting */
-#include "../../interpose/option_syntax.c"
-#include "../../interpose/options.c"
-#include "../../interpose/arms.c"
-#include "../../interpose/config.c"
-#include "../../interpose/closest.c"
-#include "../../interpose/option_hints.c"
-#include "../../interpose/backend_hints.c"
+#include "../../interpose/options/option_syntax.c"
+#include "../../interpose/options/options.c"
+#include "../../interpose/options/arms.c"
+#include "../../interpose/options/config.c"
+#include "../../interpose/options/closest.c"
+#include "../../interpose/options/option_hints.c"
+#include "../../interpose/options/backend_hints.c"
 #include "../../stats/signal_name.c"
 
 static char err[LS_ERR_MAX];
