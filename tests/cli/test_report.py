@@ -1,6 +1,6 @@
 """lockswap report: rendering, comparing, folding and plotting statistics
 files (docs/stats-schema.json).  Synthetic profiles check the arithmetic;
-one real profile (when the preload programs are built) checks that what
+one real profile (when the statistics programs are built) checks that what
 the library writes is what the command reads."""
 import json
 import os
@@ -227,9 +227,9 @@ class Report(CliAssertions, unittest.TestCase):
         self.assertIn("prog: not from a Debian package here; rebuild it with -g", p.stdout)
 
     def test_real_profile(self):
-        prog = os.path.join(REPO, "build", "preload", "stats_counts")
+        prog = os.path.join(REPO, "build", "stats", "stats_counts")
         if not os.path.exists(prog):
-            self.skipTest("build/preload/stats_counts not built")
+            self.skipTest("build/stats/stats_counts not built")
         path = os.path.join(self.tmp.name, "real.json")
         env = clean_env(LD_PRELOAD=LIB, LOCKSWAP_STATS="full", LOCKSWAP_STATS_FILE=path,
                         LOCKSWAP_STATS_TOP="0")
