@@ -7,46 +7,51 @@ callers then judge nothing (a script) or fall back to what the statistics
 file says.  pyelftools is imported on first use, so commands that read no
 ELF file do not pay for its import (about 0.1 s).
 """
+import struct
+
 from .errors import ToolError
 
 CLASSES = {32: "32-bit", 64: "64-bit"}
 
 
-def _elffile(f):
-    """An ELFFile on the open file F, or None if F does not start as ELF."""
+def _is_elf(path):
+    """Whether PATH starts as an ELF file; False if it cannot be read."""
     try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def _reader():
+    """pyelftools' ELFFile and what parsing a file can raise: the file is
+    unreadable, or truncated or corrupt, which fails inside pyelftools'
+    parsers with any of these.  Either way a file we cannot judge, not a
+    crash of the command."""
+    try:
+        from elftools.common.exceptions import ELFError
         from elftools.elf.elffile import ELFFile
     except ImportError:
         raise ToolError("reading ELF files needs pyelftools (Debian package "
                         "python3-pyelftools)") from None
-    if f.read(4) != b"\x7fELF":
-        return None
-    f.seek(0)
-    return ELFFile(f)
-
-
-def _unreadable():
-    """What reading a file can raise: it is missing or unreadable, or it is
-    truncated or corrupt, which fails inside pyelftools' parsers with any
-    of these.  Either way a file we cannot judge, not a crash."""
-    import struct
-    from elftools.common.exceptions import ELFError
-    return (OSError, ELFError, struct.error, ValueError, KeyError, IndexError, EOFError,
-            OverflowError, AttributeError, TypeError)
+    return ELFFile, (OSError, ELFError, struct.error, ValueError, KeyError, IndexError,
+                     EOFError, OverflowError, AttributeError, TypeError)
 
 
 def facts(path):
     """(class in bits, has a PT_INTERP program header) of the ELF file at
     PATH, or None: not ELF, or not readable (the run itself then says
     why)."""
+    if not _is_elf(path):
+        return None
+    ELFFile, errors = _reader()
     try:
         with open(path, "rb") as f:
-            elf = _elffile(f)
-            if elf is None or elf.elfclass not in CLASSES:
+            elf = ELFFile(f)
+            if elf.elfclass not in CLASSES:
                 return None
-            interp = any(seg["p_type"] == "PT_INTERP" for seg in elf.iter_segments())
-            return elf.elfclass, interp
-    except _unreadable():
+            return elf.elfclass, any(seg["p_type"] == "PT_INTERP" for seg in elf.iter_segments())
+    except errors:
         return None
 
 
@@ -62,14 +67,15 @@ def build_id(path):
     """The GNU build ID of the ELF file at PATH (hex, as readelf -n prints
     it), or None: not ELF, not readable, or no ID.  From its note sections,
     else (section headers stripped) its note segments."""
+    if not _is_elf(path):
+        return None
+    ELFFile, errors = _reader()
     try:
         with open(path, "rb") as f:
-            elf = _elffile(f)
-            if elf is None:
-                return None
+            elf = ELFFile(f)
             sections = [s for s in elf.iter_sections() if s["sh_type"] == "SHT_NOTE"]
             if sections:
                 return _build_id_in(sections)
             return _build_id_in(s for s in elf.iter_segments() if s["p_type"] == "PT_NOTE")
-    except _unreadable():
+    except errors:
         return None
