@@ -9,7 +9,8 @@
 # of the Debian package from a scratch root (`man lockswap`) and checks them
 # with groff.  libgc-dev is for tests/ces: a real stop-the-world garbage
 # collector (Boehm GC) must run under ces as under glibc.  sysbench is for
-# scripts/deadlock-cost.sh (its mutex test with 4096 locks).
+# scripts/deadlock-cost.sh (its mutex test with 4096 locks).  python3-pyelftools
+# is the CLI's ELF reader (lockswap_cli/elf.py: build IDs, static programs).
 #
 # --matrix: instead, the programs of the default matrix (scripts/
 # default-matrix.sh), which only measurements need, never the tests: its
@@ -17,7 +18,7 @@
 # db_bench) and its everyday ones (bench/apps/everyday.sh).
 set -eu
 pkgs=(make gcc g++ libc6-dev libcmocka-dev libgcc-s1 libleveldb-dev libjemalloc2
-      python3 python3-numpy python3-matplotlib python3-prometheus-client valgrind
+      python3 python3-numpy python3-matplotlib python3-prometheus-client python3-pyelftools valgrind
       prometheus-node-exporter golang-go systemtap-sdt-dev libgc-dev man-db sysbench)
 if [ "${1:-}" = --matrix ]; then
 	pkgs=(sysbench stress-ng memcached libmemcached-tools rocksdb-tools pigz zstd xz-utils

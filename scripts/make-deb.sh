@@ -55,11 +55,12 @@ gzip -9n "$doc/changelog.md"
 gzip -9n "$doc/changelog"
 
 # Depends: the newest glibc symbol version the library and the static
-# archive's users need, and the command's interpreter and numpy (its
-# statistics); the man pages' and plots' tools are Recommends.
+# archive's users need, and the command's interpreter, numpy (its
+# statistics) and pyelftools (its ELF reader: whether a program can be
+# preloaded, build IDs); the man pages' and plots' tools are Recommends.
 glibc=$(objdump -p "$STAGE/usr/lib/$MULTIARCH/liblockswap.so" |
 	sed -n 's/.*GLIBC_\([0-9][0-9.]*\)$/\1/p' | sort -V | tail -1)
-depends="libc6 (>= $glibc), python3, python3-numpy"
+depends="libc6 (>= $glibc), python3, python3-numpy, python3-pyelftools"
 size=$(du -sk --apparent-size --exclude=DEBIAN "$STAGE" | cut -f1)
 sed -e "s|@VERSION@|$VERSION|" -e "s|@ARCH@|$ARCH|" -e "s|@MAINTAINER@|$MAINTAINER|" \
 	-e "s|@SIZE@|$size|" -e "s|@DEPENDS@|$depends|" pkg/deb/control.in >"$STAGE/DEBIAN/control"

@@ -32,15 +32,7 @@ Exit status: 0 if every run succeeded, 1 if any failed, 2 for a usage error
 
 
 def add_arguments(parser):
-    parser.add_argument("-b", "--backend", dest="backends", action="append", default=[],
-                        metavar="NAME[,VAR=VALUE...]",
-                        help="a backend to compare (`default`: the library's default) (repeat; the first is the baseline); "
-                             "VAR=VALUE pairs give this one its own options, e.g. futex,SPIN=0; "
-                             "LIB=PATH runs it under that build of liblockswap.so")
-    parser.add_argument("-r", "--rwlock", dest="rwlocks", action="append", default=[],
-                        metavar="NAME[,VAR=VALUE...]",
-                        help="an rwlock backend to compare (LOCKSWAP_RWLOCK; repeat); with -b, "
-                             "every -b runs with every -r, labelled B/R")
+    measure.add_backend_arguments(parser)
     frontier.add_argument(parser)
     measure.add_arguments(parser, runs=5, warmup=1)
 

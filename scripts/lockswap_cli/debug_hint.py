@@ -2,7 +2,7 @@
 (libfoo.so+0x1234)`): per object, where its debug information can come
 from, precisely.  A stripped library's frames get names and lines from its
 separate debug file, found by the build ID the statistics file recorded
-(symbolize.debug_file).  On Debian those files are the -dbgsym packages,
+(debug_files.debug_file).  On Debian those files are the -dbgsym packages,
 which live in the debian-debug archive, not in the normal sources (so
 `apt-get install foo-dbgsym` fails until that archive is added), and on
 Debian's debuginfod server; a library built here can be rebuilt with -g."""

@@ -84,12 +84,10 @@ def by_difference(rows, groups, lower_is_better, seed):
         if i == 0 or values.size < stats.MIN_RUNS or base.size < stats.MIN_RUNS:
             continue  # the baseline, or stats.compare's "no verdict" stands
         rng = np.random.default_rng(seed + [i])
-        mb = np.median(base[rng.integers(0, base.size, (stats.RESAMPLES, base.size))], axis=1)
-        mo = np.median(values[rng.integers(0, values.size, (stats.RESAMPLES, values.size))],
-                       axis=1)
-        tail = (1.0 - stats.LEVEL) / 2 * 100
-        low, high = np.percentile(mo - mb, [tail, 100 - tail])
-        row["ci_low"], row["ci_high"] = float(low), float(high)
+        mb = stats.resampled_medians(base, rng)
+        mo = stats.resampled_medians(values, rng)
+        low, high = stats.middle(mo - mb)
+        row["ci_low"], row["ci_high"] = low, high
         if low > 0 or high < 0:
             row["verdict"] = "slower" if (low > 0) == lower_is_better else "faster"
         else:

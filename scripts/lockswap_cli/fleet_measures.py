@@ -20,6 +20,7 @@ from one statistics file (docs/stats-schema.json) alone.
 A measure a process cannot give (no acquisitions, no timed waits) is None:
 that process is left out of that measure only.
 """
+from .histogram import bucket_bounds
 from .stats_file import mutexes
 
 
@@ -41,11 +42,6 @@ def merged_hist(locks):
         for b, n in enumerate(hist):
             total[b] += n
     return total
-
-
-def bucket_bounds(b):
-    """hist[0] is [0, 2) ns, hist[b] is [2^b, 2^(b+1)) ns (docs/stats.md)."""
-    return (0 if b == 0 else 2 ** b), 2 ** (b + 1)
 
 
 def hist_quantile(hist, q):

@@ -46,7 +46,23 @@ def _number(text, kind, least, what):
 PAIRED_HEADERS = ("backend", "rounds", "paired ratio", "95% CI", "verdict")
 
 
+def add_backend_arguments(parser):
+    """-b and -r, the first flags of `ab` and `sweep`."""
+    parser.add_argument("-b", "--backend", dest="backends", action="append", default=[],
+                        metavar="NAME[,VAR=VALUE...]",
+                        help="a backend to compare (`default`: the library's default; repeat; "
+                             "the first is the baseline of the ratios); VAR=VALUE pairs give "
+                             "this one its own options, e.g. futex,SPIN=0; LIB=PATH runs it "
+                             "under that build of liblockswap.so")
+    parser.add_argument("-r", "--rwlock", dest="rwlocks", action="append", default=[],
+                        metavar="NAME[,VAR=VALUE...]",
+                        help="an rwlock backend to compare (LOCKSWAP_RWLOCK; repeat); with -b, "
+                             "every -b runs with every -r, labelled B/R")
+
+
 def add_arguments(parser, runs, warmup):
+    """The flags `ab` and `sweep` share after their own: the runs, the
+    metric and the options."""
     g = parser.add_argument_group("runs")
     g.add_argument("--runs", type=positive_int, default=runs, metavar="N",
                    help=f"measured rounds; each runs every backend once (default {runs})")

@@ -140,6 +140,12 @@ def timed(t, key):
     return t[key] if t and t.get("samples") else None
 
 
+def event_scale(lock, event):
+    """Sampled wait -> estimated wait, per lock (an rwlock's, per mode)."""
+    w = lock[event["mode"]]["wait"] if "mode" in event else lock["wait"]
+    return w["estimated_total_ns"] / w["sampled_total_ns"] if w["sampled_total_ns"] else 1.0
+
+
 def mutexes(doc):
     return [l for l in doc["locks"] if l["type"] == "mutex"]
 

@@ -39,15 +39,7 @@ def thread_list(text):
 
 
 def add_arguments(parser):
-    parser.add_argument("-b", "--backend", dest="backends", action="append", default=[],
-                        metavar="NAME[,VAR=VALUE...]",
-                        help="a backend (`default`: the library's default; repeat; the first is the baseline of the ratios); "
-                             "VAR=VALUE pairs give this one its own options, LIB=PATH its own "
-                             "build of liblockswap.so")
-    parser.add_argument("-r", "--rwlock", dest="rwlocks", action="append", default=[],
-                        metavar="NAME[,VAR=VALUE...]",
-                        help="an rwlock backend (LOCKSWAP_RWLOCK; repeat); with -b, "
-                             "every -b runs with every -r, labelled B/R")
+    measure.add_backend_arguments(parser)
     parser.add_argument("--threads", type=thread_list, required=True, metavar="LIST",
                         help="thread counts, comma separated, substituted for {threads}")
     parser.add_argument("--fairness-key", default="min_share", metavar="KEY",

@@ -34,7 +34,7 @@ from checks import report, summary  # noqa: E402
 
 B = os.environ.get("B", "build")
 LIB = os.path.join(REPO, "liblockswap.so")
-PROG = os.path.join(REPO, B, "preload")
+PROG = os.path.join(REPO, B, "stats")  # tests/stats/progs (mk/stats.mk)
 SCHEMA = json.load(open(os.path.join(REPO, "docs", "stats-schema.json")))
 TIMEOUT = 60
 

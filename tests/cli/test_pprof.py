@@ -143,10 +143,10 @@ class Pprof(CliAssertions, unittest.TestCase):
         self.assertEqual(p.returncode, 2)
 
     def real_profile(self):
-        prog = os.path.join(REPO, "build", "preload", "stats_names")
-        stripped = os.path.join(REPO, "build", "preload", "libstripped.so")
+        prog = os.path.join(REPO, "build", "stats", "stats_names")
+        stripped = os.path.join(REPO, "build", "stats", "libstripped.so")
         if not (os.path.exists(prog) and os.path.exists(stripped)):
-            self.skipTest("build/preload/stats_names not built")
+            self.skipTest("build/stats/stats_names not built")
         path = os.path.join(self.tmp.name, "real.json")
         env = clean_env(LD_PRELOAD=LIB, LOCKSWAP_STATS="full", LOCKSWAP_STATS_FILE=path,
                         LOCKSWAP_STATS_TOP="0")
@@ -167,7 +167,7 @@ class Pprof(CliAssertions, unittest.TestCase):
         self.assertEqual(total(prof, "delay"), sum(e["estimated_wait_ns"] for e in events))
         self.assertEqual(total(prof, "contentions"), sum(e["count"] for e in events))
         lines = {ln for loc in prof["locations"].values() for ln in loc["lines"]}
-        want = (names.FULL, os.path.join(REPO, "tests", "preload", "stats_names.cc"),
+        want = (names.FULL, os.path.join(REPO, "tests", "stats", "progs", "stats_names.cc"),
                 names.site_line(REPO))
         self.assertIn(want, lines)  # stats_names makes one contended wait certain
         funcs = {f["name"] for f in prof["functions"].values()}

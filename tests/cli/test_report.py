@@ -1,6 +1,6 @@
 """lockswap report: rendering, comparing, folding and plotting statistics
 files (docs/stats-schema.json).  Synthetic profiles check the arithmetic;
-one real profile (when the preload programs are built) checks that what
+one real profile (when the statistics programs are built) checks that what
 the library writes is what the command reads."""
 import json
 import os
@@ -227,9 +227,9 @@ class Report(CliAssertions, unittest.TestCase):
         self.assertIn("prog: not from a Debian package here; rebuild it with -g", p.stdout)
 
     def test_real_profile(self):
-        prog = os.path.join(REPO, "build", "preload", "stats_counts")
+        prog = os.path.join(REPO, "build", "stats", "stats_counts")
         if not os.path.exists(prog):
-            self.skipTest("build/preload/stats_counts not built")
+            self.skipTest("build/stats/stats_counts not built")
         path = os.path.join(self.tmp.name, "real.json")
         env = clean_env(LD_PRELOAD=LIB, LOCKSWAP_STATS="full", LOCKSWAP_STATS_FILE=path,
                         LOCKSWAP_STATS_TOP="0")
@@ -244,7 +244,7 @@ class Report(CliAssertions, unittest.TestCase):
 
 
 class BuildIds(unittest.TestCase):
-    """symbolize.file_build_id, the CLI's own ELF note reader, against
+    """elf.build_id, the CLI's ELF note reader (on pyelftools), against
     binutils' readelf -n on the machine's files: the report refuses a
     file whose ID differs from the run's, so a misread ID would cost
     every frame its line (tests/stats names.py runs the whole path)."""
@@ -256,7 +256,7 @@ class BuildIds(unittest.TestCase):
         return found[0] if found else None
 
     def test_matches_readelf(self):
-        from lockswap_cli import symbolize
+        from lockswap_cli import elf
         paths = [LIB, sys.executable, "/bin/sh"]
         paths += [os.path.join(d, f) for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu")
                   for f in ("libc.so.6", "libgcc_s.so.1") if os.path.exists(os.path.join(d, f))]
@@ -265,12 +265,12 @@ class BuildIds(unittest.TestCase):
             want = self.readelf(os.path.realpath(path))
             if want is None:
                 continue
-            self.assertEqual(symbolize.file_build_id(path), want, path)
+            self.assertEqual(elf.build_id(path), want, path)
             checked += 1
         self.assertGreaterEqual(checked, 2)
 
     def test_from_segments_without_section_headers(self):
-        from lockswap_cli import symbolize
+        from lockswap_cli import elf
         import struct
         with open(LIB, "rb") as f:
             data = bytearray(f.read())
@@ -279,16 +279,16 @@ class BuildIds(unittest.TestCase):
         with tempfile.NamedTemporaryFile(suffix=".so") as f:
             f.write(data)
             f.flush()
-            self.assertEqual(symbolize.file_build_id(f.name), self.readelf(LIB))
+            self.assertEqual(elf.build_id(f.name), self.readelf(LIB))
 
     def test_not_elf_or_missing(self):
-        from lockswap_cli import symbolize
+        from lockswap_cli import elf
         with tempfile.NamedTemporaryFile(suffix=".so") as f:
             f.write(b"\x7fELF not really an ELF file")
             f.flush()
-            self.assertIsNone(symbolize.file_build_id(f.name))
-        self.assertIsNone(symbolize.file_build_id(os.path.join(REPO, "README.md")))
-        self.assertIsNone(symbolize.file_build_id("/nonexistent/libx.so"))
+            self.assertIsNone(elf.build_id(f.name))
+        self.assertIsNone(elf.build_id(os.path.join(REPO, "README.md")))
+        self.assertIsNone(elf.build_id("/nonexistent/libx.so"))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ Two checks, each printing ok/FAIL lines:
    section): as a triple in their text (an `ab`/`sweep` table, a report),
    in an `ab`/`sweep` .json (`summary`, `paired`, at full precision, which
    wins over the same triple rounded in a table), or recomputed from an
-   `ab` .csv as scripts/paired-ratio.py computes a paired ratio.  A link to
+   `ab` .csv as `lockswap ab` computes a paired ratio (seed 1).  A link to
    a folder's README.md stands for every file in the folder.  Rounding: the
    raw value must round to the published digits.
 
@@ -26,9 +26,15 @@ import glob
 import json
 import math
 import os
-import random
 import re
 import statistics
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "scripts"))
+from lockswap_cli import stats  # noqa: E402
 
 DOCS = ("README.md", "docs/results.md", "docs/backends.md", "docs/seeds.md")
 TRIPLE = re.compile(r"(\d+\.\d+)x?\*{0,2} \[(\d+\.\d+), (\d+\.\d+)\]")
@@ -130,10 +136,10 @@ def paired_from_csv(path):
 
 
 def paired_ci(ratios):
-    """scripts/paired-ratio.py's interval: random.Random(1), 2000 resamples."""
-    rng = random.Random(1)
-    meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(2000))
-    return meds[50], meds[1949]
+    """The paired interval as `lockswap ab` computes it (scripts/lockswap_cli/
+    stats.py: the rounds' ratios resampled, numpy's generator), seed 1."""
+    rng = np.random.default_rng(1)
+    return stats.middle(stats.resampled_medians(np.asarray(ratios, dtype=float), rng))
 
 
 _raw = {}
@@ -197,7 +203,7 @@ def triple_found(pub, files):
         for cand in (t, inverted):
             if cand and all(rounds_to(x, p, d) for x, p in zip(cand, pub)):
                 return True
-    for f in files:  # an ab CSV's paired ratios, as scripts/paired-ratio.py gives them
+    for f in files:  # an ab CSV's paired ratios, as `lockswap ab` gives them
         if not f.endswith(".csv"):
             continue
         if f not in _csv:

@@ -20,6 +20,20 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 readme=$ROOT/README.md
 
+# relay NAME [--show]: counts a checker's ok/FAIL lines (its output on
+# stdin); any other line fails NAME (the checker crashed, say), or with
+# --show is printed as it is (runnable.py's commands' own output).
+relay() {
+	local name=$1 show=${2:-}
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"FAIL - "*) fail "${line#FAIL - }" ;;
+		*) if [ -n "$show" ]; then echo "$line"; else fail "$name: $line"; fi ;;
+		esac
+	done
+}
+
 first=$(grep -m2 -E '^make (demo|check)' "$readme" | awk '{print $1, $2}' | tr '\n' ',')
 [ "$first" = "make demo,make check," ] && ok "README starts with 'make demo' and 'make check'" ||
 	fail "README's first commands are '$first'"
@@ -50,35 +64,11 @@ done <<<"$desc"
 for name in $(echo "$table" | grep -oE '^\| `LOCKSWAP_[A-Z_]+`' | tr -d '|` '); do
 	echo "$desc" | grep -q "^option $name " || fail "README documents $name, which the library does not know"
 done
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	"FAIL - "*) fail "${line#FAIL - }" ;;
-	*) fail "backend_rows.py: $line" ;;
-	esac
-done < <(describe_json | /usr/bin/python3 "$ROOT/tests/docs/backend_rows.py" "$readme" 2>&1)
+relay backend_rows.py < <(describe_json | /usr/bin/python3 "$ROOT/tests/docs/backend_rows.py" "$readme" 2>&1)
 for doc in $(grep -oE '\(docs/[^)]+\)' "$readme" | tr -d '()' | sort -u); do
 	[ -f "$ROOT/$doc" ] && ok "README link $doc exists" || fail "README links to missing $doc"
 done
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	"FAIL - "*) fail "${line#FAIL - }" ;;
-	*) echo "$line" ;;
-	esac
-done < <(/usr/bin/python3 "$ROOT/tests/docs/runnable.py" "$ROOT" 2>&1)
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	"FAIL - "*) fail "${line#FAIL - }" ;;
-	*) fail "results_sh.py: $line" ;;
-	esac
-done < <(/usr/bin/python3 "$ROOT/tests/docs/results_sh.py" "$ROOT" 2>&1)
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }" ;;
-	"FAIL - "*) fail "${line#FAIL - }" ;;
-	*) fail "seeds.py: $line" ;;
-	esac
-done < <(/usr/bin/python3 "$ROOT/tests/docs/seeds.py" "$ROOT" 2>&1)
+relay runnable.py --show < <(/usr/bin/python3 "$ROOT/tests/docs/runnable.py" "$ROOT" 2>&1)
+relay results_sh.py < <(/usr/bin/python3 "$ROOT/tests/docs/results_sh.py" "$ROOT" 2>&1)
+relay seeds.py < <(/usr/bin/python3 "$ROOT/tests/docs/seeds.py" "$ROOT" 2>&1)
 finish docs

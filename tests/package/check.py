@@ -102,8 +102,9 @@ def contents(deb):
     report(modules == packed, "every module of the command is in the package, nothing else",
            f"left out {sorted(modules - packed)}, extra {sorted(packed - modules)}")
     info = sh("dpkg-deb", "-f", deb, "Depends").stdout
-    report(re.search(r"libc6 \(>= 2\.[0-9]+\)", info) and "python3-numpy" in info,
-           "Depends names libc6's version and the command's interpreter", info)
+    report(re.search(r"libc6 \(>= 2\.[0-9]+\)", info) and "python3-numpy" in info
+           and "python3-pyelftools" in info,
+           "Depends names libc6's version, the command's interpreter, numpy and pyelftools", info)
 
 
 def dpkg_root(root, *args):

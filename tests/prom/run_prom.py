@@ -38,7 +38,7 @@ from checks import report, summary  # noqa: E402
 
 B = os.environ.get("B", "build")
 LIB = os.path.join(REPO, "liblockswap.so")
-PROG = os.path.join(REPO, B, "preload", "stats_prom")
+PROG = os.path.join(REPO, B, "stats", "stats_prom")
 EXPORTER = shutil.which("prometheus-node-exporter") or shutil.which("node_exporter")
 RUN_SECONDS = 8      # the program's load; the scrapes need about 4
 START_TIMEOUT = 15   # the exporter answering, the file appearing

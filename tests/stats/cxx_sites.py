@@ -1,4 +1,4 @@
-"""C++ call sites (tests/preload/names/cxx_sites.cc, built at -O0 and at
+"""C++ call sites (tests/stats/progs/names/cxx_sites.cc, built at -O0 and at
 -O2): `lockswap report` names the program's function and file:line, never
 a frame of the standard library's lock wrappers (gthr-default.h,
 std_mutex.h, std_thread.h ...), with the wrapper in brackets and the
@@ -16,7 +16,7 @@ SYSTEM_LINE = re.compile(r"\((gthr-default\.h|std_mutex\.h|unique_lock\.h|std_th
 
 
 def marked_line(repo, mark):
-    with open(os.path.join(repo, "tests", "preload", "names", "cxx_sites.cc")) as f:
+    with open(os.path.join(repo, "tests", "stats", "progs", "names", "cxx_sites.cc")) as f:
         for n, line in enumerate(f, 1):
             if line.rstrip().endswith(f"// site: {mark}"):
                 return n

@@ -1,5 +1,5 @@
 """Readable call sites (tests/stats, stats_names.cc and the stripped
-library of tests/preload/names/): C++ names demangled in the stderr
+library of tests/stats/progs/names/): C++ names demangled in the stderr
 summary, the JSON, the folded stacks and the Prometheus site label;
 `lockswap report` adds file:line from the -g build and demangles files
 with mangled names; a static function of a stripped library is unknown,
@@ -19,7 +19,7 @@ SHORT = "shop::cart::Basket::add(...)"
 WRONG = ("stripped_contend", "stripped_version")  # the exported neighbours
 
 
-def site_line(repo, source=("tests", "preload", "stats_names.cc")):
+def site_line(repo, source=("tests", "stats", "progs", "stats_names.cc")):
     """The line of a test program that takes the lock (marked in the source)."""
     with open(os.path.join(repo, *source)) as f:
         for n, line in enumerate(f, 1):
@@ -126,7 +126,7 @@ def test_names(run, env, valid, run_report, repo, prog_dir, tmp):
 def test_build_ids(doc, jpath, want, off, stripped, run_report, repo, prog_dir, tmp):
     """The JSON's build IDs (stats/build_ids.c), and what lockswap report
     does with them: the stripped library's lines from its separate debug
-    file (mk/names.mk puts it under build/preload-debug/.build-id), and no
+    file (mk/stats.mk puts it under build/stats-debug/.build-id), and no
     lines from a program that is not the file that ran."""
     ids = {o["path"]: o["build_id"] for o in doc.get("objects", [])}
     lib = os.path.join(repo, "liblockswap.so")
@@ -137,8 +137,8 @@ def test_build_ids(doc, jpath, want, off, stripped, run_report, repo, prog_dir, 
            "names: the JSON's objects give the program's, the stripped library's and "
            "liblockswap.so's build IDs as readelf -n prints them",
            {k: (ids.get(k), v) for k, v in expect.items()})
-    debug = os.path.join(os.path.dirname(prog_dir), "preload-debug")
-    line = site_line(repo, ("tests", "preload", "names", "stripped.c"))
+    debug = os.path.join(os.path.dirname(prog_dir), "stats-debug")
+    line = site_line(repo, ("tests", "stats", "progs", "names", "stripped.c"))
     hidden = f"hidden_work (stripped.c:{line})"
     r = run_report([jpath, "--debug-dir", debug])
     report(r.returncode == 0 and hidden in r.stdout and want in r.stdout and

@@ -5,7 +5,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 B="${B:-build}"
-if ! make -s liblockswap.so preload-bins $B/rwlock/errors $B/rwlock/forkps $B/rwlock/shared_mutex >/dev/null; then
+if ! make -s liblockswap.so preload-bins stats-bins $B/rwlock/errors $B/rwlock/forkps $B/rwlock/shared_mutex >/dev/null; then
 	echo "FAIL - build"
 	echo "stats: 0 passed, 1 failed"
 	exit 1

@@ -2,7 +2,7 @@
 """Test group "stats": LOCKSWAP_STATS under every backend the library
 lists (glibc pass-through included).
 
-Runs the workloads of tests/preload/stats_*.c with statistics on and checks
+Runs the workloads of tests/stats/progs/stats_*.c with statistics on and checks
 the JSON they write (against docs/stats-schema.json and the exact numbers
 each workload documents), the stderr summary, the folded stacks, fork,
 the dump on a signal while running, and that heavy contention with stack
@@ -39,7 +39,8 @@ from stderr import test_stderr  # noqa: E402
 
 B = os.environ.get("B", "build")
 LIB = os.path.join(REPO, "liblockswap.so")
-PROG = os.path.join(REPO, B, "preload")
+PROG = os.path.join(REPO, B, "stats")        # tests/stats/progs (mk/stats.mk)
+PRELOAD_PROG = os.path.join(REPO, B, "preload")  # tests/preload's programs
 RWPROG = os.path.join(REPO, B, "rwlock")
 LOCKSWAP = os.path.join(REPO, "scripts", "lockswap")
 SCHEMA = json.load(open(os.path.join(REPO, "docs", "stats-schema.json")))
@@ -78,7 +79,8 @@ def env(backend, **opts):
 
 
 def run(prog, args, environment, preload=LIB, timeout=TIMEOUT):
-    """The program under LD_PRELOAD (set for it alone, not for a wrapper)."""
+    """The program under LD_PRELOAD (set for it alone, not for a wrapper):
+    PROG's program of that name, or the program at that absolute path."""
     e = dict(environment)
     e["LD_PRELOAD"] = preload
     return subprocess.run([os.path.join(PROG, prog), *map(str, args)], env=e, capture_output=True,
@@ -130,7 +132,7 @@ def fairness_matches(f, rows):
 
 
 def check_counts(tag, doc, backend, full):
-    """The numbers tests/preload/stats_counts.c documents."""
+    """The numbers tests/stats/progs/stats_counts.c documents."""
     locks = by_name(doc)
     want_names = {"count_lock", "try_lock", "timed_lock", "rec_lock", "err_lock", "cv_lock", "cv",
                   "contend_lock"}
@@ -217,7 +219,7 @@ def test_counts(backend, tmp):
 
 
 def test_counting(backend, tmp):
-    """The inline counting step's cases (tests/preload/stats_counting.c), in
+    """The inline counting step's cases (tests/stats/progs/stats_counting.c), in
     summary mode, where it runs: exact counts across the single-threaded
     table's hand-over, a copied mutex, owner changes."""
     tag = f"{backend}/summary"
@@ -262,7 +264,7 @@ def test_counting(backend, tmp):
 def test_hold_samples(backend, tmp):
     """Summary mode times about one hold in 32 x STATS_SAMPLE (512 at the
     default), each starting before its try: 100,000 uncontended pairs
-    (tests/preload/stats_uncont.c) get about 195, drawn at random periods
+    (tests/stats/progs/stats_uncont.c) get about 195, drawn at random periods
     of mean 512 (so far outside [48, 781] only if holds are timed at
     another rate, or not at all), and the acquisitions stay exact.  Under
     a lockswap backend these go through the counting table's short path
@@ -285,7 +287,7 @@ def test_hold_samples(backend, tmp):
 
 
 def test_unlock_word(backend, tmp):
-    """The mutex's unlock word (tests/preload/stats_unlockword.c): a hold
+    """The mutex's unlock word (tests/stats/progs/stats_unlockword.c): a hold
     sample and a waiter's stack request mark it, the observed unlock clears
     it and answers the request with the holder's stack; under glibc's
     locks nothing writes it."""
@@ -308,7 +310,7 @@ def test_unlock_word(backend, tmp):
 def test_pending_wait(backend, tmp):
     """A sampled contended wait that ends in an acquisition is recorded
     after the thread releases the lock (stats/record.c wait_defer), not
-    holding it, and is never lost (tests/preload/stats_pending.c): at a dump
+    holding it, and is never lost (tests/stats/progs/stats_pending.c): at a dump
     taken while its waiter still holds the lock the wait is counted but has
     no sample yet; the exit dump has it; a waiter that exits holding its
     lock, and one that waits on a condvar with it, have theirs recorded by
@@ -345,7 +347,7 @@ def test_stack_gap(backend, tmp):
     """Summary mode takes at most one waiter stack per thread every 20 ms
     (stats/data.h LS_STATS_STACK_GAP_NS) when STATS_SAMPLE > 1, whatever the
     contention rate: four threads contending for 300 ms, nearly every lock
-    call waiting (tests/preload/stats_stackgap.c), at STATS_SAMPLE=2 time
+    call waiting (tests/stats/progs/stats_stackgap.c), at STATS_SAMPLE=2 time
     about one contended wait in two, and at one in four of those would take
     contended / 8 stacks; the contention events that carry a waiter stack
     (each counts the timed waits it stands for) must stay within four
@@ -458,13 +460,12 @@ def test_unwind(backend, tmp):
 
 
 def other_programs():
-    """The other preload test programs (their own ok/FAIL checks)."""
-    names = []
-    for path in sorted(glob.glob(os.path.join(PROG, "*"))):
-        name = os.path.basename(path)
-        if os.access(path, os.X_OK) and not name.startswith(("stats_", "lib")) and "." not in name:
-            names.append(name)
-    return names
+    """The preload group's test programs (their own ok/FAIL checks): one
+    per source of tests/preload, and dlprog (tests/preload/dl)."""
+    sources = glob.glob(os.path.join(REPO, "tests", "preload", "*.c")) + \
+        glob.glob(os.path.join(REPO, "tests", "preload", "*.cc"))
+    names = sorted({os.path.splitext(os.path.basename(s))[0] for s in sources} | {"dlprog"})
+    return [os.path.join(PRELOAD_PROG, n) for n in names]
 
 
 # Arguments for test_others: forkt's forks, 30 of its default 100 (the
@@ -480,12 +481,13 @@ def test_others(backend, tmp):
     the preload group runs these programs under those backends too."""
     if ":" in backend and not backend.endswith(":futex"):
         return
-    for name in other_programs():
+    for path in other_programs():
+        name = os.path.basename(path)
         # Some of them assume a thread starts within a few ms; on a loaded
         # machine that can fail with or without statistics: a second try.
         for attempt in (1, 2):
             try:
-                p = run(name, OTHER_ARGS.get(name, []), env(backend, STATS="full", STATS_TOP=0))
+                p = run(path, OTHER_ARGS.get(name, []), env(backend, STATS="full", STATS_TOP=0))
                 ok = p.returncode == 0 and "FAIL" not in p.stdout
                 detail = "\n".join(l for l in p.stdout.splitlines() if l.startswith("FAIL"))[:400] \
                     or f"rc {p.returncode} {p.stderr[-300:]}"
@@ -497,7 +499,7 @@ def test_others(backend, tmp):
                + (" (second try)" if attempt == 2 else ""), f"twice: {detail}")
 
 
-# ---- rwlocks (tests/preload/stats_rwlock.c; keep in step with its header) ----
+# ---- rwlocks (tests/stats/progs/stats_rwlock.c; keep in step with its header) ----
 
 COUNT_THREADS, COUNT_READS, COUNT_WRITES = 4, 1000, 100
 TRY_READ_FAILS, TRY_WRITE_FAILS, TRY_READS, TRY_WRITES = 5, 3, 10, 4
@@ -641,7 +643,7 @@ def test_rwlock_programs(rwlock):
 
 
 def test_fair(backend, tmp):
-    """Fairness over the competing threads (tests/preload/stats_fair.c): main's
+    """Fairness over the competing threads (tests/stats/progs/stats_fair.c): main's
     setup acquisitions do not count, a starved worker does."""
     path = os.path.join(tmp, "fair.json")
     p = run("stats_fair", [], env(backend, STATS="summary", STATS_TOP=0, STATS_FILE=path))

@@ -1,6 +1,6 @@
 """The exit summary reaches the standard error the program started with
 (stats/stderr_keep.c), whatever the program did to its own fd 2 first:
-tests/preload/stats_stderr.c in each of its modes, and GNU sort, which
+tests/stats/progs/stats_stderr.c in each of its modes, and GNU sort, which
 closes stderr at exit (gnulib's close_stdout)."""
 import os
 import shutil

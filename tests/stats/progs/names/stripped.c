@@ -1,5 +1,5 @@
 /*
- * stripped.c - a shared library installed stripped (mk/names.mk strips
+ * stripped.c - a shared library installed stripped (mk/stats.mk strips
  * it): one exported function and one exported variable, then a static
  * function and a static mutex laid out after them, so that dladdr's
  * nearest dynamic symbol below the static ones is the exported one - a

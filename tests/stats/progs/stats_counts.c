@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "check.h"
+#include "../../preload/check.h"
 
 #define COUNT_THREADS 4
 #define COUNT_ITERS 10000

@@ -35,7 +35,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "check.h"
+#include "../../preload/check.h"
 
 #define PING_TURNS 100
 

@@ -43,8 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
-#include "../thread_state.h"
+#include "../../preload/check.h"
+#include "../../thread_state.h"
 
 #define COUNT_THREADS 4
 #define COUNT_READS 1000

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "check.h"
+#include "../../preload/check.h"
 
 static pthread_mutex_t sig_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile int stop;

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "check.h"
+#include "../../preload/check.h"
 
 #define THREADS 4
 

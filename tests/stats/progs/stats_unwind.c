@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "../../preload/check.h"
 
 #define THREADS 8
 #define LOCKS 4

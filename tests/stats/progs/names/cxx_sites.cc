@@ -7,7 +7,7 @@
  * std::thread's machinery), the report must name store::Cache<...>::put
  * and its file:line here, not a frame of libstdc++'s headers.
  *
- *   stats_cxx_sites_O0 ROUNDS, stats_cxx_sites_O2 ROUNDS (mk/names.mk)
+ *   stats_cxx_sites_O0 ROUNDS, stats_cxx_sites_O2 ROUNDS (mk/stats.mk)
  *
  * Two threads each take every lock ROUNDS times; before that, one
  * contended wait on the Cache's mutex is made certain (a holder keeps it

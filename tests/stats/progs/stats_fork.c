@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "../../preload/check.h"
 
 static pthread_mutex_t fork_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t child_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -30,7 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "../../preload/check.h"
 
 #define HOLD 1u  /* LS_UNLOCK_WANT_OWN (stats/hooks.h): a hold sample, or a sampled wait to record */
 #define STACK 2u /* LS_UNLOCK_WANT_STACK */

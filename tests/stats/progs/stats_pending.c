@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "../../preload/check.h"
 
 static pthread_mutex_t pend_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t exit_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "check.h"
+#include "../../preload/check.h"
 
 #define SETUP_PAIRS 3
 #define EQUAL_ITERS 1000

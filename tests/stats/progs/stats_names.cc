@@ -7,7 +7,7 @@
  *
  *   stats_names THREADS ROUNDS [STRIPPED.so]
  *
- * With STRIPPED.so (tests/preload/names/stripped.c, installed stripped)
+ * With STRIPPED.so (tests/stats/progs/names/stripped.c, installed stripped)
  * its stripped_contend is called too: its static function's site must
  * print as unknown, with its offset, never as stripped_contend.
  * First, one contended wait made certain (not left to the scheduler): a

@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "check.h"
+#include "../../preload/check.h"
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t posted = PTHREAD_COND_INITIALIZER;
