@@ -81,4 +81,5 @@ while IFS= read -r line; do
 	*) fail "seeds.py: $line" ;;
 	esac
 done < <(/usr/bin/python3 "$ROOT/tests/docs/seeds.py" "$ROOT" 2>&1)
+while IFS= read -r l; do case $l in "ok - "*) ok "${l#ok - }" ;; *) fail "batch_bound.py: ${l#FAIL - }" ;; esac; done < <(/usr/bin/python3 "$ROOT/tests/docs/batch_bound.py" "$ROOT" 2>&1)
 finish docs
