@@ -326,9 +326,10 @@ struct park_args {
 /* On the parking stack, under the waiter's own signal mask: publish,
  * sleep, and resume the context where it is wanted.  Raw calls only
  * (core/runtime/sys.h): while the context is away, its TLS is in use on
- * the delegate (the FS base travels with the context: core/runtime/fiber.h).  A signal handler on this thread may take the node out of
- * the queue at any point (withdraw: WAITING -> ABANDONED); the context
- * then goes home and retries (h->interrupted). */
+ * the delegate (the FS base travels with the context, core/runtime/fiber.h).
+ * A signal handler on this thread may take the node out of the queue at any
+ * point (withdraw: WAITING -> ABANDONED); the context then goes home and
+ * retries (h->interrupted). */
 static void park_home(void *arg)
 {
 	/* Copied before the push: once pushed, our context may run away and
