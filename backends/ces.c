@@ -29,7 +29,7 @@ LS_SINGLE_TABLE(ces, "ces");
 static bool ces_prepare(char *err, size_t errlen)
 {
 	const char *why = NULL;
-	if (ls_ces_delegation_setup(true, &why))
+	if (ls_ces_delegation_setup(&why))
 		return true;
 	snprintf(err, errlen, "backend 'ces' cannot run here: %s", why);
 	return false;

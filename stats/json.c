@@ -2,18 +2,17 @@
  * json.c - every mutex, rwlock and condvar as JSON (docs/stats-schema.json,
  * schema_version LS_STATS_SCHEMA_VERSION): counters, sampled timings with
  * their log2 histograms, per-thread shares, contention events with raw
- * stack addresses, the symbols resolved here, and /proc/self/maps so that
- * other tools can symbolise offline.
+ * stack addresses, the symbols resolved here, and the memory map
+ * (proc_self.c reads it) so that other tools can symbolise offline.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "comm.h"
-#include "../core/runtime/own_io.h"
+#include "proc_self.h"
 #include "arm.h"
 #include "delegation.h"
 #include "watch_int.h"
@@ -529,36 +528,24 @@ static void stacks(struct ls_out *o, const uint8_t *used)
 	ls_out_put(o, "]");
 }
 
-static void maps(struct ls_out *o)
+struct map_lines {
+	struct ls_out *o;
+	int n;
+};
+
+static void map_line(void *arg, const char *line)
 {
-	ls_out_put(o, ",\"maps\":[");
-	int fd = ls_own_open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	char buf[4096], line[1024];
-	size_t ln = 0;
-	int n = 0;
-	ssize_t got;
-	while (fd >= 0 && (got = ls_own_read(fd, buf, sizeof buf)) > 0) {
-		for (ssize_t i = 0; i < got; i++) {
-			if (buf[i] != '\n') {
-				if (ln < sizeof line - 1)
-					line[ln++] = buf[i];
-				continue;
-			}
-			line[ln] = 0;
-			ls_out_put(o, n++ ? ",\n" : "\n");
-			ls_out_json_str(o, line);
-			ln = 0;
-		}
-	}
-	if (fd >= 0)
-		ls_own_close(fd);
-	ls_out_put(o, "]");
+	struct map_lines *m = arg;
+	ls_out_put(m->o, m->n++ ? ",\n" : "\n");
+	ls_out_json_str(m->o, line);
 }
 
-static void program_path(char *buf, size_t len)
+static void maps(struct ls_out *o)
 {
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-	buf[n > 0 ? n : 0] = 0;
+	struct map_lines m = { o, 0 };
+	ls_out_put(o, ",\"maps\":[");
+	ls_stats_each_map_line(map_line, &m);
+	ls_out_put(o, "]");
 }
 
 void ls_stats_write_json(const struct ls_snap *s, struct ls_out *o, const char *reason,
@@ -566,7 +553,7 @@ void ls_stats_write_json(const struct ls_snap *s, struct ls_out *o, const char *
 {
 	const struct ls_stats_config *c = &ls_stats_cfg;
 	char exe[512];
-	program_path(exe, sizeof exe);
+	ls_stats_program_path(exe, sizeof exe);
 	ls_out_printf(o, "{\"schema\":\"lockswap-stats\",\"schema_version\":%d", LS_STATS_SCHEMA_VERSION);
 	ls_out_put(o, ",\"reason\":");
 	ls_out_json_str(o, reason);

@@ -17,9 +17,9 @@ static long parse_long(const char *name, const char *s, long min, long max)
 	errno = 0;
 	long v = strtol(s, &end, 10);
 	if (errno || end == s || *end)
-		usage_error("--%s: not a whole number: '%s'", name, s);
+		mb_usage_error("--%s: not a whole number: '%s'", name, s);
 	if (v < min || v > max)
-		usage_error("--%s must be between %ld and %ld, got %ld", name, min, max, v);
+		mb_usage_error("--%s must be between %ld and %ld, got %ld", name, min, max, v);
 	return v;
 }
 
@@ -29,9 +29,9 @@ static double parse_seconds(const char *name, const char *s, bool zero_ok)
 	errno = 0;
 	double v = strtod(s, &end);
 	if (errno || end == s || *end || !isfinite(v))
-		usage_error("--%s: not a number: '%s'", name, s);
+		mb_usage_error("--%s: not a number: '%s'", name, s);
 	if ((zero_ok ? v < 0 : v <= 0) || v > 1e6)
-		usage_error("--%s must be %s and <= 1e6, got %s", name, zero_ok ? ">= 0" : "> 0", s);
+		mb_usage_error("--%s must be %s and <= 1e6, got %s", name, zero_ok ? ">= 0" : "> 0", s);
 	return v;
 }
 
@@ -48,11 +48,11 @@ static int parse_list(const char *flag, const char *text, long max, const char *
 		errno = 0;
 		long v = strtol(p, &end, 10);
 		if (errno || end == p || (*end && *end != ',') || *p == '-' || *p == '+' || *p == ' ')
-			usage_error("--%s: expected %s like %s, got '%s'", flag, items, example, text);
+			mb_usage_error("--%s: expected %s like %s, got '%s'", flag, items, example, text);
 		if (v > max)
-			usage_error("--%s: %ld is over %ld%s", flag, v, max, unit);
+			mb_usage_error("--%s: %ld is over %ld%s", flag, v, max, unit);
 		if (n == MAX_CLASSES)
-			usage_error("--%s: at most %d %s", flag, MAX_CLASSES, items);
+			mb_usage_error("--%s: at most %d %s", flag, MAX_CLASSES, items);
 		out[n++] = v;
 		if (!*end)
 			return n;
@@ -63,16 +63,16 @@ static int parse_list(const char *flag, const char *text, long max, const char *
 /* --classes 10,100,...: one critical-section work per class. */
 static void parse_classes(const char *text)
 {
-	opt.classes_text = text;
-	opt.nclasses = parse_list("classes", text, 1L << 30, "critical-section works", "10,100",
-	                          " steps", opt.class_cs);
+	mb_opt.classes_text = text;
+	mb_opt.nclasses = parse_list("classes", text, 1L << 30, "critical-section works", "10,100",
+	                          " steps", mb_opt.class_cs);
 }
 
 /* --nice 0,3,...: nice increments, thread i takes the (i % n)th. */
 static void parse_nice(const char *text)
 {
-	opt.nnice = parse_list("nice", text, 19, "nice increments", "0,3",
-	                       ", the largest nice value", opt.nice_inc);
+	mb_opt.nnice = parse_list("nice", text, 19, "nice increments", "0,3",
+	                       ", the largest nice value", mb_opt.nice_inc);
 }
 
 static void usage(void)
@@ -105,7 +105,7 @@ static void usage(void)
 	       "  --help          this text\n");
 }
 
-void parse_args(int argc, char **argv)
+void mb_parse_args(int argc, char **argv)
 {
 	enum { O_THREADS = 256, O_SECONDS, O_CSWORK, O_CSLINES, O_NCSWORK, O_LOCKS,
 	       O_MODE, O_JSON, O_SEED, O_BREAK, O_READPCT, O_WARMUP, O_CLASSES, O_MIXED,
@@ -138,76 +138,76 @@ void parse_args(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		char *end;
 		switch (c) {
-		case O_THREADS: opt.threads = (int)parse_long("threads", optarg, 1, MAX_THREADS); break;
-		case O_CSWORK:  opt.cs_work = parse_long("cs-work", optarg, 0, 1L << 30); break;
-		case O_CSLINES: opt.cs_lines = parse_long("cs-lines", optarg, 0, MAX_LINES_TOTAL); break;
-		case O_NCSWORK: opt.ncs_work = parse_long("ncs-work", optarg, 0, 1L << 30); break;
-		case O_LOCKS:   opt.locks = (int)parse_long("locks", optarg, 1, 1L << 20); break;
-		case O_JSON:    opt.json = true; break;
-		case O_BREAK:   opt.break_excl = true; break;
-		case O_READPCT: opt.read_pct = parse_long("read-pct", optarg, 0, 100); break;
+		case O_THREADS: mb_opt.threads = (int)parse_long("threads", optarg, 1, MAX_THREADS); break;
+		case O_CSWORK:  mb_opt.cs_work = parse_long("cs-work", optarg, 0, 1L << 30); break;
+		case O_CSLINES: mb_opt.cs_lines = parse_long("cs-lines", optarg, 0, MAX_LINES_TOTAL); break;
+		case O_NCSWORK: mb_opt.ncs_work = parse_long("ncs-work", optarg, 0, 1L << 30); break;
+		case O_LOCKS:   mb_opt.locks = (int)parse_long("locks", optarg, 1, 1L << 20); break;
+		case O_JSON:    mb_opt.json = true; break;
+		case O_BREAK:   mb_opt.break_excl = true; break;
+		case O_READPCT: mb_opt.read_pct = parse_long("read-pct", optarg, 0, 100); break;
 		case O_MIXED:   mixed = parse_long("mixed", optarg, 1, 1L << 20); break;
-		case O_TIMEHOLDS: opt.time_holds = true; break;
+		case O_TIMEHOLDS: mb_opt.time_holds = true; break;
 		case O_CLASSES: parse_classes(optarg); break;
 		case O_NICE:    parse_nice(optarg); break;
-		case O_LIMIT:   opt.limit = true; break;
-		case O_SECONDS: opt.seconds = parse_seconds("seconds", optarg, false); break;
-		case O_WARMUP:  opt.warmup = parse_seconds("warmup", optarg, true); break;
-		case O_LATE:    opt.late_thread = parse_seconds("late-thread", optarg, true); break;
+		case O_LIMIT:   mb_opt.limit = true; break;
+		case O_SECONDS: mb_opt.seconds = parse_seconds("seconds", optarg, false); break;
+		case O_WARMUP:  mb_opt.warmup = parse_seconds("warmup", optarg, true); break;
+		case O_LATE:    mb_opt.late_thread = parse_seconds("late-thread", optarg, true); break;
 		case O_SEED:
 			errno = 0;
-			opt.seed = strtoull(optarg, &end, 0);
+			mb_opt.seed = strtoull(optarg, &end, 0);
 			if (errno || end == optarg || *end || optarg[0] == '-')
-				usage_error("--seed: not a non-negative whole number: '%s'", optarg);
+				mb_usage_error("--seed: not a non-negative whole number: '%s'", optarg);
 			break;
 		case O_MODE: {
 			int m;
-			for (m = 0; m < NMODES && strcmp(optarg, mode_names[m]); m++)
+			for (m = 0; m < NMODES && strcmp(optarg, mb_mode_names[m]); m++)
 				;
 			if (m == NMODES)
-				usage_error("unknown mode '%s' (mutex, trylock, condvar, mixed, rwlock, request)",
+				mb_usage_error("unknown mode '%s' (mutex, trylock, condvar, mixed, rwlock, request)",
 				            optarg);
-			opt.mode = (enum mode)m;
+			mb_opt.mode = (enum mb_mode)m;
 			break;
 		}
 		case 'h':
 			usage();
 			exit(0);
 		case ':':
-			usage_error("option '%s' needs an argument", argv[optind - 1]);
+			mb_usage_error("option '%s' needs an argument", argv[optind - 1]);
 		default:
 			/* optopt holds the character of a bad short option; for a bad
 			 * long option the whole word is the previous argv element. */
 			if (optopt > 0 && optopt < 256)
-				usage_error("unknown option '-%c' (try --help)", optopt);
-			usage_error("unknown or malformed option '%s' (try --help)", argv[optind - 1]);
+				mb_usage_error("unknown option '-%c' (try --help)", optopt);
+			mb_usage_error("unknown or malformed option '%s' (try --help)", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
-	if (mixed && opt.classes_text)
-		usage_error("give --mixed or --classes, not both");
+		mb_usage_error("unexpected argument '%s'", argv[optind]);
+	if (mixed && mb_opt.classes_text)
+		mb_usage_error("give --mixed or --classes, not both");
 	if (mixed) {
-		if (opt.cs_work * mixed > 1L << 30)
-			usage_error("--mixed %ld x --cs-work %ld is over %ld steps", mixed, opt.cs_work, 1L << 30);
-		opt.nclasses = 2;
-		opt.class_cs[0] = opt.cs_work;
-		opt.class_cs[1] = opt.cs_work * mixed;
+		if (mb_opt.cs_work * mixed > 1L << 30)
+			mb_usage_error("--mixed %ld x --cs-work %ld is over %ld steps", mixed, mb_opt.cs_work, 1L << 30);
+		mb_opt.nclasses = 2;
+		mb_opt.class_cs[0] = mb_opt.cs_work;
+		mb_opt.class_cs[1] = mb_opt.cs_work * mixed;
 	}
-	if (opt.nclasses > opt.threads)
-		usage_error("%d classes need at least as many threads, got --threads %d",
-		            opt.nclasses, opt.threads);
-	if ((long)opt.locks * opt.cs_lines > MAX_LINES_TOTAL)
-		usage_error("--locks x --cs-lines must be <= %ld", MAX_LINES_TOTAL);
-	if (opt.mode == M_CONDVAR && opt.threads < 2)
-		usage_error("condvar mode needs --threads >= 2 (half produce, half consume)");
-	if (opt.mode == M_CONDVAR && opt.locks > opt.threads / 2)
-		usage_error("condvar mode needs --locks <= threads/2 so each queue has a producer and a consumer");
-	if (opt.limit && (opt.mode == M_CONDVAR || opt.mode == M_MIXED))
-		usage_error("--limit needs a mode one thread can run alone (mutex, trylock, rwlock, "
-		            "request), not %s", mode_names[opt.mode]);
-	if (opt.limit && (opt.nclasses || opt.nnice))
-		usage_error("--limit runs one thread alone: give it without --classes, --mixed or --nice");
-	if (opt.break_excl && (opt.threads < 2 || opt.mode == M_CONDVAR))
-		usage_error("--break-exclusion needs --threads >= 2 and a mode other than condvar");
+	if (mb_opt.nclasses > mb_opt.threads)
+		mb_usage_error("%d classes need at least as many threads, got --threads %d",
+		            mb_opt.nclasses, mb_opt.threads);
+	if ((long)mb_opt.locks * mb_opt.cs_lines > MAX_LINES_TOTAL)
+		mb_usage_error("--locks x --cs-lines must be <= %ld", MAX_LINES_TOTAL);
+	if (mb_opt.mode == M_CONDVAR && mb_opt.threads < 2)
+		mb_usage_error("condvar mode needs --threads >= 2 (half produce, half consume)");
+	if (mb_opt.mode == M_CONDVAR && mb_opt.locks > mb_opt.threads / 2)
+		mb_usage_error("condvar mode needs --locks <= threads/2 so each queue has a producer and a consumer");
+	if (mb_opt.limit && (mb_opt.mode == M_CONDVAR || mb_opt.mode == M_MIXED))
+		mb_usage_error("--limit needs a mode one thread can run alone (mutex, trylock, rwlock, "
+		            "request), not %s", mb_mode_names[mb_opt.mode]);
+	if (mb_opt.limit && (mb_opt.nclasses || mb_opt.nnice))
+		mb_usage_error("--limit runs one thread alone: give it without --classes, --mixed or --nice");
+	if (mb_opt.break_excl && (mb_opt.threads < 2 || mb_opt.mode == M_CONDVAR))
+		mb_usage_error("--break-exclusion needs --threads >= 2 and a mode other than condvar");
 }

@@ -4,13 +4,13 @@
 #include "latency.h"
 #include "mutexbench.h"
 
-void latency_alloc(struct latency *l)
+void mb_latency_alloc(struct mb_latency *l)
 {
-	l->bins = xcalloc(LAT_BINS, sizeof *l->bins);
+	l->bins = mb_xcalloc(LAT_BINS, sizeof *l->bins);
 	l->n = l->max = 0;
 }
 
-void latency_merge(struct latency *into, const struct latency *from)
+void mb_latency_merge(struct mb_latency *into, const struct mb_latency *from)
 {
 	for (unsigned b = 0; b < LAT_BINS; b++)
 		into->bins[b] += from->bins[b];
@@ -29,7 +29,7 @@ static uint64_t bin_upper(unsigned b)
 	return ((uint64_t)(LAT_SUB + sub) << (e - LAT_SUB_BITS)) + (width - 1);
 }
 
-uint64_t latency_quantile(const struct latency *l, double p)
+uint64_t mb_latency_quantile(const struct mb_latency *l, double p)
 {
 	if (l->n == 0)
 		return 0;

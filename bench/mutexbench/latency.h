@@ -16,12 +16,12 @@
 #define LAT_SUB (1u << LAT_SUB_BITS)
 #define LAT_BINS ((64 - LAT_SUB_BITS + 1) * LAT_SUB)
 
-struct latency {
+struct mb_latency {
 	uint64_t *bins;              /* LAT_BINS counts, in ticks */
 	uint64_t n, max;             /* requests, and the longest (ticks) */
 };
 
-static inline unsigned latency_bin(uint64_t v)
+static inline unsigned mb_latency_bin(uint64_t v)
 {
 	if (v < LAT_SUB)
 		return (unsigned)v;
@@ -30,20 +30,20 @@ static inline unsigned latency_bin(uint64_t v)
 	return (e - LAT_SUB_BITS + 1) * LAT_SUB + sub;
 }
 
-static inline void latency_record(struct latency *l, uint64_t ticks)
+static inline void mb_latency_record(struct mb_latency *l, uint64_t ticks)
 {
-	l->bins[latency_bin(ticks)]++;
+	l->bins[mb_latency_bin(ticks)]++;
 	l->n++;
 	if (ticks > l->max)
 		l->max = ticks;
 }
 
-void latency_alloc(struct latency *l);
+void mb_latency_alloc(struct mb_latency *l);
 
 /* into += from (bins, count and max). */
-void latency_merge(struct latency *into, const struct latency *from);
+void mb_latency_merge(struct mb_latency *into, const struct mb_latency *from);
 
 /* The nearest-rank p-quantile (0 < p <= 1) in ticks; 0 with no requests. */
-uint64_t latency_quantile(const struct latency *l, double p);
+uint64_t mb_latency_quantile(const struct mb_latency *l, double p);
 
 #endif

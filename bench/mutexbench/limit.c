@@ -9,21 +9,21 @@
 
 #include "limit.h"
 
-double limit_alone(void (*run)(struct results *, struct window *))
+double mb_limit_alone(void (*run)(struct mb_results *, struct mb_window *))
 {
 	int fd[2];
 	if (pipe(fd) != 0)
-		die("pipe", errno);
+		mb_die("pipe", errno);
 	fflush(stdout);
 	fflush(stderr);
 	pid_t pid = fork();
 	if (pid < 0)
-		die("fork", errno);
+		mb_die("fork", errno);
 	if (pid == 0) {
 		close(fd[0]);
-		opt.threads = 1;
-		struct results r;
-		struct window w;
+		mb_opt.threads = 1;
+		struct mb_results r;
+		struct mb_window w;
 		run(&r, &w);
 		/* -1: the lock did not exclude (the parent reports it). */
 		double tput = r.excl_ok ? r.tput : -1;
@@ -41,7 +41,7 @@ double limit_alone(void (*run)(struct results *, struct window *))
 	int status;
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			die("waitpid", errno);
+			mb_die("waitpid", errno);
 	if (n != (ssize_t)sizeof tput || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		fprintf(stderr, "mutexbench: --limit: the one-thread run failed (%s)\n",
 		        WIFSIGNALED(status) ? "killed by a signal" : "no result");

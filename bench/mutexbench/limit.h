@@ -15,6 +15,6 @@
  * under the same environment, and this process's locks, counters and
  * clock are untouched) and returns its throughput in ops/s.  Exits with
  * the child's failure if it fails. */
-double limit_alone(void (*run)(struct results *, struct window *));
+double mb_limit_alone(void (*run)(struct mb_results *, struct mb_window *));
 
 #endif

@@ -3,6 +3,11 @@
  * lock and thread records, the run's flags, and the small helpers of the
  * timed loop.
  *
+ * Every name shared between its files begins with mb_: MutexBench is never
+ * linked to lockswap, but tools that match calls by name across the tree
+ * would otherwise take its `struct lock`, `stop` or `options` for the
+ * library's.
+ *
  * MutexBench (from the Capacitor paper), extended.  T threads loop for a
  * fixed interval: acquire, critical section, release, non-critical section.
  * It reports throughput, per-thread fairness (min/max share, Jain's index)
@@ -40,8 +45,8 @@
 #include "latency.h"
 #include "short_windows.h"
 
-enum mode { M_MUTEX, M_TRYLOCK, M_CONDVAR, M_MIXED, M_RWLOCK, M_REQUEST };
-extern const char *const mode_names[];
+enum mb_mode { M_MUTEX, M_TRYLOCK, M_CONDVAR, M_MIXED, M_RWLOCK, M_REQUEST };
+extern const char *const mb_mode_names[];
 #define NMODES 6
 
 #define LINE 64
@@ -54,7 +59,7 @@ extern const char *const mode_names[];
 
 /* Everything one lock protects.  128-byte aligned so two locks never share
  * a line (or an adjacent-line prefetch pair) and falsely contend. */
-struct lock {
+struct mb_lock {
 	_Alignas(128) pthread_mutex_t m;
 	pthread_cond_t not_empty, not_full;
 	volatile uint64_t count;     /* read, work, write+1: loses updates if shared */
@@ -66,11 +71,11 @@ struct lock {
 	pthread_rwlock_t rw;         /* rwlock mode: guards count, owner, rng, lines */
 };
 
-struct cline { _Alignas(LINE) uint64_t w[LINE / 8]; };
+struct mb_cline { _Alignas(LINE) uint64_t w[LINE / 8]; };
 
-struct thread {
+struct mb_thread {
 	_Alignas(128) int id;
-	int cls;                     /* its class: index into opt.class_cs */
+	int cls;                     /* its class: index into mb_opt.class_cs */
 	int nice;                    /* --nice: its increment, then its nice value */
 	long cs_work;                /* its critical section's PRNG steps */
 	pthread_t tid;
@@ -82,12 +87,12 @@ struct thread {
 	uint64_t acq, overlaps, produced, consumed, reads;
 	uint64_t *samples;
 	uint64_t nsamples, seen;
-	struct short_windows sw;     /* written by this thread, read after the join */
-	struct latency lat;          /* request mode only; likewise */
+	struct mb_short_windows sw;  /* written by this thread, read after the join */
+	struct mb_latency lat;       /* request mode only; likewise */
 };
 
-struct options {
-	enum mode mode;
+struct mb_options {
+	enum mb_mode mode;
 	int threads, locks;
 	double seconds;
 	long cs_work, cs_lines, ncs_work;
@@ -103,36 +108,36 @@ struct options {
 	long nice_inc[MAX_CLASSES];
 	bool limit;                  /* --limit: one thread alone first (limit.c) */
 };
-extern struct options opt;
+extern struct mb_options mb_opt;
 
-extern struct lock *locks;
-extern struct cline *lines;      /* locks * cs_lines, lock k owns its own slice */
-extern struct thread *thr;
-extern pthread_barrier_t start_barrier, end_barrier;
-extern atomic_bool stop;
-extern atomic_int first_ops;     /* threads that have finished an op */
-extern _Atomic uint64_t all_acquired_ns;   /* when the last one did (0: not yet) */
-extern _Atomic uint64_t start_at;   /* the start barrier's release: see mark_start */
-extern uint64_t start_ns;        /* start_at, as the main thread read it */
-extern int nproducers;           /* condvar mode: threads [0, nproducers) produce */
+extern struct mb_lock *mb_locks;
+extern struct mb_cline *mb_lines;   /* locks * cs_lines, lock k owns its own slice */
+extern struct mb_thread *mb_thr;
+extern pthread_barrier_t mb_start_barrier, mb_end_barrier;
+extern atomic_bool mb_stop;
+extern atomic_int mb_first_ops;     /* threads that have finished an op */
+extern _Atomic uint64_t mb_all_acquired_ns; /* when the last one did (0: not yet) */
+extern _Atomic uint64_t mb_start_at; /* the start barrier's release: see mb_mark_start */
+extern uint64_t mb_start_ns;        /* mb_start_at, as the main thread read it */
+extern int mb_nproducers;           /* condvar mode: threads [0, mb_nproducers) produce */
 
-/* The measured window, as the timed loop sees it: `measuring` is set (a
- * release) after `window_ticks` holds the window's start on the per-op
+/* The measured window, as the timed loop sees it: `mb_measuring` is set (a
+ * release) after `mb_window_clock` holds the window's start on the per-op
  * clock; a thread that loads it with acquire may use both. */
-extern atomic_bool measuring;
-extern struct window_clock window_clock;
+extern atomic_bool mb_measuring;
+extern struct mb_window_clock mb_window_clock;
 
-_Noreturn void usage_error(const char *fmt, ...);
-_Noreturn void die(const char *what, int err);
-void *xcalloc(size_t n, size_t size);
-uint64_t clock_ns(clockid_t c);
-void parse_args(int argc, char **argv);
-void *worker(void *arg);
-void mark_start(void);
+_Noreturn void mb_usage_error(const char *fmt, ...);
+_Noreturn void mb_die(const char *what, int err);
+void *mb_xcalloc(size_t n, size_t size);
+uint64_t mb_clock_ns(clockid_t c);
+void mb_parse_args(int argc, char **argv);
+void *mb_worker(void *arg);
+void mb_mark_start(void);
 
-static inline uint64_t now_ns(void)
+static inline uint64_t mb_now_ns(void)
 {
-	return clock_ns(CLOCK_MONOTONIC);
+	return mb_clock_ns(CLOCK_MONOTONIC);
 }
 
 #endif

@@ -13,21 +13,21 @@
 #include "short_windows.h"
 #include "window.h"
 
-struct results {
-	const struct window *w;
+struct mb_results {
+	const struct mb_window *w;
 	double secs, tput;           /* the window's length, ops per second in it */
 	uint64_t run_end;            /* ns: when the stop flag was set */
 	uint64_t *wops, *whold, *wcpu;   /* per thread, over the window */
-	struct shares so, sh, sc;    /* of wops, whold, wcpu */
+	struct mb_shares so, sh, sc;    /* of wops, whold, wcpu */
 	uint64_t total_ops, produced, consumed;
 	uint64_t all_acquired;       /* ns: the last thread's first op (0: never) */
 	bool excl_ok;                /* every lock's counter adds up, no overlap seen */
 	uint64_t counted, acq, overlaps;   /* what the exclusion check compared */
 	uint64_t p50, p99, p999;     /* sampled acquire waits, ns */
 	uint64_t vcsw, ivcsw;        /* the process's context switches in the window */
-	struct class_sum cls[MAX_CLASSES];
+	struct mb_class_sum cls[MAX_CLASSES];
 	double cls_min, cls_max;     /* least and greatest class hold_vs_equal */
-	struct window_shares ms1, ms10;  /* short windows of 1 and 10 ms */
+	struct mb_window_shares ms1, ms10;  /* short windows of 1 and 10 ms */
 	uint64_t *longest_ns;        /* per thread: longest stretch without an acquisition */
 	uint64_t longest_max_ns, longest_median_ns;
 	/* request mode: ns over every request of every thread, and the worst
@@ -38,7 +38,7 @@ struct results {
 	double limit, limit_ratio;
 };
 
-void report_json(const struct results *r);
-void report_human(const struct results *r);
+void mb_report_json(const struct mb_results *r);
+void mb_report_human(const struct mb_results *r);
 
 #endif

@@ -6,13 +6,13 @@
 #include "mutexbench.h"
 #include "shares.h"
 
-int cmp_u64(const void *a, const void *b)
+int mb_cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return (x > y) - (x < y);
 }
 
-uint64_t percentile(const uint64_t *v, size_t n, double p)
+uint64_t mb_percentile(const uint64_t *v, size_t n, double p)
 {
 	if (n == 0)
 		return 0;
@@ -23,9 +23,9 @@ uint64_t percentile(const uint64_t *v, size_t n, double p)
 	return v[r ? r - 1 : 0];
 }
 
-struct shares shares_of(const uint64_t *x, int n)
+struct mb_shares mb_shares_of(const uint64_t *x, int n)
 {
-	struct shares s = { 0 };
+	struct mb_shares s = { 0 };
 	uint64_t lo = UINT64_MAX, hi = 0;
 	double sumsq = 0;
 	for (int i = 0; i < n; i++) {
@@ -44,17 +44,17 @@ struct shares shares_of(const uint64_t *x, int n)
 	return s;
 }
 
-void sum_classes(struct class_sum *c, const uint64_t *ops, const uint64_t *hold,
+void mb_sum_classes(struct mb_class_sum *c, const uint64_t *ops, const uint64_t *hold,
                  uint64_t ops_total, uint64_t hold_total)
 {
-	int T = opt.threads;
-	memset(c, 0, sizeof *c * (size_t)opt.nclasses);
+	int T = mb_opt.threads;
+	memset(c, 0, sizeof *c * (size_t)mb_opt.nclasses);
 	for (int i = 0; i < T; i++) {
-		c[thr[i].cls].threads++;
-		c[thr[i].cls].ops += ops[i];
-		c[thr[i].cls].hold += hold[i];
+		c[mb_thr[i].cls].threads++;
+		c[mb_thr[i].cls].ops += ops[i];
+		c[mb_thr[i].cls].hold += hold[i];
 	}
-	for (int k = 0; k < opt.nclasses; k++) {
+	for (int k = 0; k < mb_opt.nclasses; k++) {
 		double equal = (double)c[k].threads / T;
 		c[k].ops_vs_equal = ops_total ? (double)c[k].ops / (double)ops_total / equal : 0;
 		c[k].hold_vs_equal = hold_total ? (double)c[k].hold / (double)hold_total / equal : 0;

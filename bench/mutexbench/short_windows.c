@@ -9,7 +9,7 @@
 #include "shares.h"
 #include "short_windows.h"
 
-void short_windows_alloc(struct short_windows *sw, double seconds, int threads)
+void mb_short_windows_alloc(struct mb_short_windows *sw, double seconds, int threads)
 {
 	/* Twice the window's ms, and at least SHORT_WINDOWS_MIN_MS: on a
 	 * loaded machine the main thread that closes the window can wake late
@@ -21,12 +21,12 @@ void short_windows_alloc(struct short_windows *sw, double seconds, int threads)
 		want = SHORT_WINDOWS_MIN_MS;
 	double cap = (double)(SHORT_WINDOWS_TOTAL_MS / (unsigned)threads);
 	sw->nms = (uint32_t)(want < cap ? want : cap);
-	sw->per_ms = xcalloc(sw->nms, sizeof *sw->per_ms);
+	sw->per_ms = mb_xcalloc(sw->nms, sizeof *sw->per_ms);
 }
 
 /* Whole ms in the window that every thread counted. */
-static uint32_t counted_ms(const struct short_windows *const *sws, int n,
-                           const struct window_clock *wc)
+static uint32_t counted_ms(const struct mb_short_windows *const *sws, int n,
+                           const struct mb_window_clock *wc)
 {
 	uint64_t end = atomic_load_explicit(&wc->end, memory_order_relaxed);
 	uint64_t len = end > wc->start ? end - wc->start : 0;
@@ -43,12 +43,12 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-struct window_shares short_windows_shares(const struct short_windows *const *sws, int n,
-                                          const struct window_clock *wc, uint32_t ms)
+struct mb_window_shares mb_short_windows_shares(const struct mb_short_windows *const *sws, int n,
+                                          const struct mb_window_clock *wc, uint32_t ms)
 {
-	struct window_shares ws = { 0, 0, -1, -1 };
+	struct mb_window_shares ws = { 0, 0, -1, -1 };
 	ws.windows = counted_ms(sws, n, wc) / ms;
-	double *least = xcalloc(ws.windows, sizeof *least);
+	double *least = mb_xcalloc(ws.windows, sizeof *least);
 	uint32_t busy = 0;
 	for (uint32_t w = 0; w < ws.windows; w++) {
 		uint64_t total = 0, lo = UINT64_MAX;
@@ -76,16 +76,16 @@ struct window_shares short_windows_shares(const struct short_windows *const *sws
 	return ws;
 }
 
-void short_windows_longest_ns(const struct short_windows *const *sws, int n,
-                              const struct window_clock *wc, uint64_t *out)
+void mb_short_windows_longest_ns(const struct mb_short_windows *const *sws, int n,
+                              const struct mb_window_clock *wc, uint64_t *out)
 {
 	for (int i = 0; i < n; i++) {
-		const struct short_windows *sw = sws[i];
+		const struct mb_short_windows *sw = sws[i];
 		uint64_t longest = sw->longest;
 		uint64_t end = atomic_load_explicit(&wc->end, memory_order_relaxed);
 		uint64_t from = sw->last > wc->start ? sw->last : wc->start;
 		if (end > from && end - from > longest)
 			longest = end - from;
-		out[i] = ticks_to_ns(wc, longest);
+		out[i] = mb_ticks_to_ns(wc, longest);
 	}
 }

@@ -26,7 +26,7 @@
  * window that closes late is still counted whole. */
 #define SHORT_WINDOWS_MIN_MS 65536u
 
-struct short_windows {
+struct mb_short_windows {
 	uint32_t *per_ms;            /* acquisitions in each ms of the window */
 	uint32_t nms;                /* ms counted */
 	uint64_t last;               /* ticks: the last acquisition recorded (0: none) */
@@ -37,9 +37,9 @@ struct short_windows {
  * thread's previous acquisition or at the window's start, whichever is
  * later, and ends here or at the window's end, whichever is earlier: `now`
  * may precede the start by the time it took this thread to see
- * `measuring` set, and follow the end by the time it takes to see it
+ * `mb_measuring` set, and follow the end by the time it takes to see it
  * cleared.  (Counts past the end fall in milliseconds never read.) */
-static inline void short_windows_record(struct short_windows *sw, const struct window_clock *wc,
+static inline void mb_short_windows_record(struct mb_short_windows *sw, const struct mb_window_clock *wc,
                                         uint64_t now)
 {
 	uint64_t since = now > wc->start ? now - wc->start : 0;
@@ -55,7 +55,7 @@ static inline void short_windows_record(struct short_windows *sw, const struct w
 }
 
 /* Fairness over windows of one length. */
-struct window_shares {
+struct mb_window_shares {
 	uint32_t windows;            /* whole windows of this length in the steady window */
 	uint32_t idle;               /* those in which no thread acquired the lock */
 	double min_share;            /* least (thread's acquisitions / mean) over the others, -1: none */
@@ -63,16 +63,16 @@ struct window_shares {
 };
 
 /* Storage for a window of `seconds`, for each of `threads` threads. */
-void short_windows_alloc(struct short_windows *sw, double seconds, int threads);
+void mb_short_windows_alloc(struct mb_short_windows *sw, double seconds, int threads);
 
 /* Shares over windows of `ms` milliseconds, the window having lasted
  * wc->start..wc->end; sws[i] is thread i's record. */
-struct window_shares short_windows_shares(const struct short_windows *const *sws, int n,
-                                          const struct window_clock *wc, uint32_t ms);
+struct mb_window_shares mb_short_windows_shares(const struct mb_short_windows *const *sws, int n,
+                                          const struct mb_window_clock *wc, uint32_t ms);
 
 /* Each thread's longest stretch without an acquisition inside the window,
  * in ns, the stretch from its last acquisition to the window's end included. */
-void short_windows_longest_ns(const struct short_windows *const *sws, int n,
-                              const struct window_clock *wc, uint64_t *out);
+void mb_short_windows_longest_ns(const struct mb_short_windows *const *sws, int n,
+                              const struct mb_window_clock *wc, uint64_t *out);
 
 #endif

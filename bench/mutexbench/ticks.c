@@ -8,12 +8,12 @@
 #include "mutexbench.h"
 #include "ticks.h"
 
-bool ticks_are_tsc;
+bool mb_ticks_are_tsc;
 static uint64_t calib_ticks, calib_ns;
 
-uint64_t ticks_ns_clock(void)
+uint64_t mb_ticks_ns_clock(void)
 {
-	return now_ns();
+	return mb_now_ns();
 }
 
 /* The TSC is trusted where the kernel's own clocksource is "tsc": the
@@ -33,22 +33,22 @@ static bool kernel_keeps_time_by_tsc(void)
 #endif
 }
 
-void ticks_init(void)
+void mb_ticks_init(void)
 {
-	ticks_are_tsc = kernel_keeps_time_by_tsc();
-	calib_ns = now_ns();
-	calib_ticks = ticks_now();
+	mb_ticks_are_tsc = kernel_keeps_time_by_tsc();
+	calib_ns = mb_now_ns();
+	calib_ticks = mb_ticks_now();
 }
 
-void ticks_open_window(struct window_clock *wc)
+void mb_ticks_open_window(struct mb_window_clock *wc)
 {
 	uint64_t ns;
-	while ((ns = now_ns()) < calib_ns + TICKS_CALIBRATION_NS) {
+	while ((ns = mb_now_ns()) < calib_ns + TICKS_CALIBRATION_NS) {
 		struct timespec nap = { 0, 200000 };
 		nanosleep(&nap, NULL);
 	}
-	uint64_t ticks = ticks_now();
-	double per_ns = ticks_are_tsc ? (double)(ticks - calib_ticks) / (double)(ns - calib_ns) : 1.0;
+	uint64_t ticks = mb_ticks_now();
+	double per_ns = mb_ticks_are_tsc ? (double)(ticks - calib_ticks) / (double)(ns - calib_ns) : 1.0;
 	wc->ns_per_tick = 1.0 / per_ns;
 	wc->ms_mul = (uint64_t)(18446744073709551616.0 / (per_ns * 1e6));
 	wc->start = ticks;

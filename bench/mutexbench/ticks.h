@@ -18,26 +18,26 @@
 
 #define TICKS_CALIBRATION_NS 2000000ull
 
-extern bool ticks_are_tsc;
+extern bool mb_ticks_are_tsc;
 
-uint64_t ticks_ns_clock(void);
+uint64_t mb_ticks_ns_clock(void);
 
-static inline uint64_t ticks_now(void)
+static inline uint64_t mb_ticks_now(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	if (ticks_are_tsc)
+	if (mb_ticks_are_tsc)
 		return __builtin_ia32_rdtsc();
 #endif
-	return ticks_ns_clock();
+	return mb_ticks_ns_clock();
 }
 
 /* The window on the ticks clock, and how to cut it into milliseconds:
  * ms = (ticks since start * ms_mul) >> 64, a multiply instead of a
  * division in the timed loop.  Written by the main thread before it sets
- * `measuring`, read-only afterwards, except `end`: 0 until the window
- * closes, then its end, set before `measuring` is cleared, so that a
+ * `mb_measuring`, read-only afterwards, except `end`: 0 until the window
+ * closes, then its end, set before `mb_measuring` is cleared, so that a
  * thread still recording then can cut its stretch there. */
-struct window_clock {
+struct mb_window_clock {
 	uint64_t start;              /* ticks */
 	_Atomic uint64_t end;        /* ticks; 0 while the window is open */
 	uint64_t ms_mul;             /* 2^64 / ticks per ms */
@@ -46,14 +46,14 @@ struct window_clock {
 
 /* Chooses the clock and takes the calibration's first reading: call once,
  * before any thread is started. */
-void ticks_init(void);
+void mb_ticks_init(void);
 
 /* The calibration's second reading (waiting until TICKS_CALIBRATION_NS
  * have passed since ticks_init, if they have not) and the window's start:
  * fills *wc but its end. */
-void ticks_open_window(struct window_clock *wc);
+void mb_ticks_open_window(struct mb_window_clock *wc);
 
-static inline uint64_t ticks_to_ns(const struct window_clock *wc, uint64_t ticks)
+static inline uint64_t mb_ticks_to_ns(const struct mb_window_clock *wc, uint64_t ticks)
 {
 	return (uint64_t)((double)ticks * wc->ns_per_tick + 0.5);
 }

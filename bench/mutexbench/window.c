@@ -12,11 +12,11 @@
  * opens anyway (and says so): a starving lock must not hang the run. */
 #define ALL_ACQUIRED_CAP_NS 2000000000ull
 
-const char *const rule_names[] = { "warmup", "all_acquired", "timeout" };
+const char *const mb_rule_names[] = { "warmup", "all_acquired", "timeout" };
 
 static void sleep_until(uint64_t deadline)
 {
-	for (uint64_t now; (now = now_ns()) < deadline;) {
+	for (uint64_t now; (now = mb_now_ns()) < deadline;) {
 		uint64_t left = deadline - now;
 		struct timespec nap = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
 		nanosleep(&nap, NULL);   /* EINTR or early wake: the loop re-checks */
@@ -28,7 +28,7 @@ static void sleep_until(uint64_t deadline)
 static uint64_t thread_cpu_ns(pthread_t t)
 {
 	clockid_t c;
-	return pthread_getcpuclockid(t, &c) == 0 ? clock_ns(c) : 0;
+	return pthread_getcpuclockid(t, &c) == 0 ? mb_clock_ns(c) : 0;
 }
 
 /* One thread's ops and hold as a pair: its hold at most one section ahead
@@ -39,7 +39,7 @@ static uint64_t thread_cpu_ns(pthread_t t)
  * section n+2 is written after ops reached n+1, so seeing it means the
  * second read of ops sees n+1 too and the pair is read again.  Bounded:
  * a thread that keeps running ends up read apart, as before. */
-static void read_ops_hold(const struct thread *t, uint64_t *ops, uint64_t *hold)
+static void read_ops_hold(const struct mb_thread *t, uint64_t *ops, uint64_t *hold)
 {
 	for (int tries = 0;; tries++) {
 		uint64_t o = atomic_load_explicit(&t->ops, memory_order_acquire);
@@ -52,9 +52,9 @@ static void read_ops_hold(const struct thread *t, uint64_t *ops, uint64_t *hold)
 
 static void snapshot(uint64_t *ops, uint64_t *hold, uint64_t *cpu, struct rusage *ru)
 {
-	for (int i = 0; i < opt.threads; i++) {
-		read_ops_hold(&thr[i], &ops[i], &hold[i]);
-		cpu[i] = thread_cpu_ns(thr[i].tid);
+	for (int i = 0; i < mb_opt.threads; i++) {
+		read_ops_hold(&mb_thr[i], &ops[i], &hold[i]);
+		cpu[i] = thread_cpu_ns(mb_thr[i].tid);
 	}
 	if (getrusage(RUSAGE_SELF, ru) != 0)
 		memset(ru, 0, sizeof *ru);
@@ -64,42 +64,42 @@ static void snapshot(uint64_t *ops, uint64_t *hold, uint64_t *cpu, struct rusage
  * thread's first op (up to ALL_ACQUIRED_CAP_NS more), then measures
  * --seconds; the counters are read one thread after another, a skew of
  * microseconds against a window of a fraction of a second. */
-void measure_window(struct window *w)
+void mb_measure_window(struct mb_window *w)
 {
-	int T = opt.threads;
-	uint64_t warm_end = start_ns + (uint64_t)(opt.warmup * 1e9);
+	int T = mb_opt.threads;
+	uint64_t warm_end = mb_start_ns + (uint64_t)(mb_opt.warmup * 1e9);
 	sleep_until(warm_end);
-	bool late = atomic_load_explicit(&first_ops, memory_order_relaxed) < T;
+	bool late = atomic_load_explicit(&mb_first_ops, memory_order_relaxed) < T;
 	uint64_t cap = warm_end + ALL_ACQUIRED_CAP_NS;
-	while (atomic_load_explicit(&first_ops, memory_order_relaxed) < T && now_ns() < cap)
-		sleep_until(now_ns() + 200000);  /* 0.2 ms polls: the window opens that close */
-	w->rule = atomic_load_explicit(&first_ops, memory_order_relaxed) < T ? W_TIMEOUT :
+	while (atomic_load_explicit(&mb_first_ops, memory_order_relaxed) < T && mb_now_ns() < cap)
+		sleep_until(mb_now_ns() + 200000);  /* 0.2 ms polls: the window opens that close */
+	w->rule = atomic_load_explicit(&mb_first_ops, memory_order_relaxed) < T ? W_TIMEOUT :
 	          late ? W_ALL_ACQUIRED : W_WARMUP;
-	w->ops0 = xcalloc((size_t)T, sizeof(uint64_t));
-	w->ops1 = xcalloc((size_t)T, sizeof(uint64_t));
-	w->hold0 = xcalloc((size_t)T, sizeof(uint64_t));
-	w->hold1 = xcalloc((size_t)T, sizeof(uint64_t));
-	w->cpu0 = xcalloc((size_t)T, sizeof(uint64_t));
-	w->cpu1 = xcalloc((size_t)T, sizeof(uint64_t));
+	w->ops0 = mb_xcalloc((size_t)T, sizeof(uint64_t));
+	w->ops1 = mb_xcalloc((size_t)T, sizeof(uint64_t));
+	w->hold0 = mb_xcalloc((size_t)T, sizeof(uint64_t));
+	w->hold1 = mb_xcalloc((size_t)T, sizeof(uint64_t));
+	w->cpu0 = mb_xcalloc((size_t)T, sizeof(uint64_t));
+	w->cpu1 = mb_xcalloc((size_t)T, sizeof(uint64_t));
 	/* The per-op clock's window first, then the flag that publishes it
 	 * (a release: a thread that sees the flag sees the clock). */
-	ticks_open_window(&window_clock);
-	atomic_store_explicit(&measuring, true, memory_order_release);
-	w->start = now_ns();
+	mb_ticks_open_window(&mb_window_clock);
+	atomic_store_explicit(&mb_measuring, true, memory_order_release);
+	w->start = mb_now_ns();
 	snapshot(w->ops0, w->hold0, w->cpu0, &w->ru0);
-	sleep_until(w->start + (uint64_t)(opt.seconds * 1e9));
+	sleep_until(w->start + (uint64_t)(mb_opt.seconds * 1e9));
 	snapshot(w->ops1, w->hold1, w->cpu1, &w->ru1);
-	w->end = now_ns();
+	w->end = mb_now_ns();
 	/* The short windows last as long as this window, to the tick: read
 	 * from the clock, a main thread preempted between the two reads would
 	 * make them longer or shorter. */
-	uint64_t len = (uint64_t)((double)(w->end - w->start) / window_clock.ns_per_tick);
-	atomic_store_explicit(&window_clock.end, window_clock.start + len, memory_order_relaxed);
-	atomic_store_explicit(&measuring, false, memory_order_relaxed);
+	uint64_t len = (uint64_t)((double)(w->end - w->start) / mb_window_clock.ns_per_tick);
+	atomic_store_explicit(&mb_window_clock.end, mb_window_clock.start + len, memory_order_relaxed);
+	atomic_store_explicit(&mb_measuring, false, memory_order_relaxed);
 }
 
-double since_start(uint64_t t)
+double mb_since_start(uint64_t t)
 {
-	return t > start_ns ? (double)(t - start_ns) / 1e9 : 0.0;
+	return t > mb_start_ns ? (double)(t - mb_start_ns) / 1e9 : 0.0;
 }
 

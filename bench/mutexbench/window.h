@@ -9,12 +9,12 @@
 #include <stdint.h>
 #include <sys/resource.h>
 
-enum rule { W_WARMUP, W_ALL_ACQUIRED, W_TIMEOUT };
-extern const char *const rule_names[];
+enum mb_rule { W_WARMUP, W_ALL_ACQUIRED, W_TIMEOUT };
+extern const char *const mb_rule_names[];
 
-struct window {
+struct mb_window {
 	uint64_t start, end;         /* ns, CLOCK_MONOTONIC */
-	enum rule rule;
+	enum mb_rule rule;
 	uint64_t *ops0, *ops1, *hold0, *hold1;   /* per-thread counters at start, end */
 	uint64_t *cpu0, *cpu1;       /* per-thread CPU time (ns) at start, end */
 	struct rusage ru0, ru1;      /* the process's context switches at start, end */
@@ -22,9 +22,9 @@ struct window {
 
 /* Called right after the start barrier: waits for the window, measures
  * it, and returns once it has closed (the threads still run). */
-void measure_window(struct window *w);
+void mb_measure_window(struct mb_window *w);
 
 /* Seconds from the start barrier's release to t (ns). */
-double since_start(uint64_t t);
+double mb_since_start(uint64_t t);
 
 #endif

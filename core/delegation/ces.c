@@ -26,13 +26,9 @@ bool ls_ces_delegation;
  * older glibc has no rseq registration and no symbol. */
 extern const unsigned int __rseq_size __attribute__((weak));
 
-bool ls_ces_delegation_setup(bool allow, const char **why)
+bool ls_ces_delegation_setup(const char **why)
 {
 	ls_ces_delegation = false;
-	if (!allow) {
-		*why = "delegation turned off";
-		return false;
-	}
 	if (!ls_fiber_supported()) {
 		*why = "contexts can be switched only on x86-64";
 		return false;
@@ -59,11 +55,6 @@ static bool delegating(void)
 }
 
 static uint32_t top_of(uint32_t w) { return w >> LS_CES_TOP_SHIFT; }
-
-static uint32_t epoch_now(void)
-{
-	return atomic_load_explicit(&ls_fork_epoch, memory_order_relaxed);
-}
 
 /* Push n (state, epoch and waiter set), or take the lock if it is free:
  * true = pushed, false = taken.  The release CAS publishes the node and,
@@ -133,7 +124,7 @@ static struct ls_qnode *pop(struct ls_ces *l)
 			atomic_fetch_and_explicit(&l->word, ~(uint32_t)LS_CES_QUEUED,
 			                          memory_order_relaxed);
 		}
-		if (atomic_load_explicit(&n->epoch, memory_order_relaxed) != epoch_now())
+		if (atomic_load_explicit(&n->epoch, memory_order_relaxed) != ls_epoch_now(32))
 			continue; /* pushed before a fork: a dead thread's, left as it is */
 		if (atomic_load_explicit(&n->state, memory_order_acquire) == N_ABANDONED) {
 			ls_qnode_put(n); /* timed out or cancelled: we are its last user */
@@ -335,9 +326,10 @@ struct park_args {
 /* On the parking stack, under the waiter's own signal mask: publish,
  * sleep, and resume the context where it is wanted.  Raw calls only
  * (core/runtime/sys.h): while the context is away, its TLS is in use on
- * the delegate.  A signal handler on this thread may take the node out of
- * the queue at any point (withdraw: WAITING -> ABANDONED); the context
- * then goes home and retries (h->interrupted). */
+ * the delegate (the FS base travels with the context, core/runtime/fiber.h).
+ * A signal handler on this thread may take the node out of the queue at any
+ * point (withdraw: WAITING -> ABANDONED); the context then goes home and
+ * retries (h->interrupted). */
 static void park_home(void *arg)
 {
 	/* Copied before the push: once pushed, our context may run away and
@@ -480,12 +472,9 @@ int ls_ces_lock_slow(struct ls_ces *l, clockid_t clock, const struct timespec *a
 		LS_SPIN_UNTIL(l, newcomer_step(l, &got));
 		if (got)
 			return 0;
-		struct ls_thread *self = ls_thread_self();
-		struct ls_qnode *n = self ? ls_qnode_get(self) : NULL;
+		struct ls_qnode *n = ls_qnode_stamped(N_WAITING);
 		if (!n)
 			return LS_POLL_TRYLOCK(ls_ces_trylock(l), clock, abstime);
-		atomic_store_explicit(&n->epoch, epoch_now(), memory_order_relaxed);
-		atomic_store_explicit(&n->state, N_WAITING, memory_order_relaxed);
 		/* Delegable: an untimed lock, cancellation not asynchronous,
 		 * and no lock held that belongs to this kernel thread (our
 		 * section could release it on another, home.h). */

@@ -110,13 +110,13 @@ void ls_ces_unlock_slow(struct ls_ces *l);
  * section, go home first; then unlock. */
 void ls_ces_unlock_to_wait(struct ls_ces *l);
 
-/* Whether waiters may be run delegated: x86-64, no rseq area
- * registered by glibc (a delegated section would use the waiter's), and
- * not turned off.  Decided once (ls_ces_delegation_setup). */
+/* Whether waiters may be run delegated: x86-64, and no rseq area
+ * registered by glibc (a delegated section would use the waiter's).
+ * Decided once (ls_ces_delegation_setup). */
 extern bool ls_ces_delegation;
 /* Decide; returns false with a one-line reason when delegation cannot run
- * here.  `allow` false turns it off (waiters are then granted the lock). */
-bool ls_ces_delegation_setup(bool allow, const char **why);
+ * here (the backend then refuses to start: backends/ces.c). */
+bool ls_ces_delegation_setup(const char **why);
 
 static inline int ls_ces_trylock(struct ls_ces *l)
 {

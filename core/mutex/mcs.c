@@ -7,11 +7,6 @@
 
 static uint32_t tail_of(uint32_t w) { return w >> LS_MCS_TAIL_SHIFT; }
 
-static uint32_t epoch_now(void)
-{
-	return atomic_load_explicit(&ls_fork_epoch, memory_order_relaxed);
-}
-
 static void release_mcs(struct ls_mcs *l)
 {
 	/* release: publishes the critical section to the head. */
@@ -36,7 +31,7 @@ int ls_mcs_trylock_slow(struct ls_mcs *l)
 			return EBUSY;
 		if (tail_of(w)) {
 			struct ls_qnode *t = ls_qnode_by_id(tail_of(w));
-			if (atomic_load_explicit(&t->epoch, memory_order_relaxed) == epoch_now())
+			if (atomic_load_explicit(&t->epoch, memory_order_relaxed) == ls_epoch_now(32))
 				return EBUSY; /* a live queue: its head goes first */
 		}
 		/* acquire on success: pairs with the release in unlock. */
@@ -233,17 +228,14 @@ int ls_mcs_lock_slow(struct ls_mcs *l, clockid_t clock, const struct timespec *a
 	LS_SPIN_UNTIL(l, newcomer_step(l, &got));
 	if (got)
 		return 0;
-	struct ls_thread *self = ls_thread_self();
-	struct ls_qnode *n = self ? ls_qnode_get(self) : NULL;
+	struct ls_qnode *n = ls_qnode_stamped(LS_MCS_WAITING);
 	if (!n)
 		return LS_POLL_TRYLOCK(ls_mcs_trylock(l), clock, abstime);
+	uint32_t e = atomic_load_explicit(&n->epoch, memory_order_relaxed);
 	struct ls_wait_scope sc;
 	struct ls_wait_frame f;
 	struct leave_ctx ctx = { l, n, false };
 	ls_wait_enter(&sc);
-	uint32_t e = epoch_now();
-	atomic_store_explicit(&n->epoch, e, memory_order_relaxed);
-	atomic_store_explicit(&n->state, LS_MCS_WAITING, memory_order_relaxed);
 	/* acq_rel: release publishes the node's fields to whoever reads the
 	 * tail; acquire lets us read the predecessor's epoch. */
 	uint32_t w = atomic_load_explicit(&l->word, memory_order_relaxed), nw;

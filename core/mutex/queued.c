@@ -13,16 +13,11 @@ static uint32_t head_of(uint64_t w)
 	return (uint32_t)((w & LS_QUEUED_HEAD_MASK) >> LS_QUEUED_HEAD_SHIFT);
 }
 
-static uint64_t epoch_now(void)
-{
-	return atomic_load_explicit(&ls_fork_epoch, memory_order_relaxed) & 0xffu;
-}
-
 /* A list (or QLOCKED) left over from before a fork. */
 static bool stale(uint64_t w)
 {
 	return (w & (LS_QUEUED_HEAD_MASK | LS_QUEUED_QLOCKED)) &&
-	       ((w & LS_QUEUED_EPOCH_MASK) >> LS_QUEUED_EPOCH_SHIFT) != epoch_now();
+	       ((w & LS_QUEUED_EPOCH_MASK) >> LS_QUEUED_EPOCH_SHIFT) != ls_epoch_now(8);
 }
 
 /* Link fields are only touched under QLOCKED (or by the owner before it
@@ -366,7 +361,7 @@ int ls_queued_lock_slow(struct ls_queued *l, clockid_t clock, const struct times
 		atomic_store_explicit(&self->event, LS_QUEUED_WAITING, memory_order_relaxed);
 		uint64_t nw = ((uint64_t)self->id << LS_QUEUED_HEAD_SHIFT) | (w & LS_QUEUED_LOCKED);
 		if (fresh)
-			nw |= (old ? 0 : w & LS_QUEUED_QLOCKED) | (epoch_now() << LS_QUEUED_EPOCH_SHIFT);
+			nw |= (old ? 0 : w & LS_QUEUED_QLOCKED) | ((uint64_t)ls_epoch_now(8) << LS_QUEUED_EPOCH_SHIFT);
 		else
 			nw |= w & ~LS_QUEUED_HEAD_MASK;
 		/* release: publishes our links to the QLOCKED holder. */

@@ -12,7 +12,7 @@ static uint64_t with_epoch(uint64_t w, uint32_t e)
 /* Bring a word from an older fork epoch into this one (see ticket.h). */
 static void renew(struct ls_ticket *l)
 {
-	uint32_t e = ls_ticket_epoch_now();
+	uint32_t e = ls_epoch_now(8);
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
 	while (ls_ticket_epoch_of(w) != e) {
 		uint64_t g = ls_ticket_grant(w);
@@ -27,7 +27,7 @@ static void renew(struct ls_ticket *l)
 int ls_ticket_trylock(struct ls_ticket *l)
 {
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
-	uint32_t e = ls_ticket_epoch_now();
+	uint32_t e = ls_epoch_now(8);
 	while (ls_ticket_next(w) == ls_ticket_grant(w)) {
 		/* Free: the queue is empty, so stamping the epoch loses nothing. */
 		uint64_t nw = with_epoch(w, e) + LS_TICKET_NEXT_ONE;
@@ -198,7 +198,7 @@ int ls_ticket_lock_slow(struct ls_ticket *l, clockid_t clock, const struct times
 	struct ls_wait_scope sc;
 	ls_wait_enter(&sc);
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
-	if (ls_ticket_epoch_of(w) != ls_ticket_epoch_now())
+	if (ls_ticket_epoch_of(w) != ls_epoch_now(8))
 		renew(l);
 	/* acquire: pairs with the release CAS in unlock. */
 	w = atomic_fetch_add_explicit(&l->word, LS_TICKET_NEXT_ONE, memory_order_acquire);
@@ -211,7 +211,7 @@ int ls_ticket_lock_slow(struct ls_ticket *l, clockid_t clock, const struct times
 
 static void release_ticket(struct ls_ticket *l, uint64_t w)
 {
-	uint32_t e = ls_ticket_epoch_now();
+	uint32_t e = ls_epoch_now(8);
 	uint64_t nw;
 	uint16_t g;
 	do {

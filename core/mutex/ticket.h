@@ -86,10 +86,6 @@ static inline uint32_t ls_ticket_epoch_of(uint64_t w)
 {
 	return (uint32_t)((w & LS_TICKET_EPOCH_MASK) >> LS_TICKET_EPOCH_SHIFT);
 }
-static inline uint32_t ls_ticket_epoch_now(void)
-{
-	return atomic_load_explicit(&ls_fork_epoch, memory_order_relaxed) & 0xffu;
-}
 
 int ls_ticket_lock_slow(struct ls_ticket *l, clockid_t clock, const struct timespec *abstime);
 int ls_ticket_wait_slow(struct ls_ticket *l, uint16_t t, clockid_t clock,
@@ -104,7 +100,7 @@ static inline int ls_ticket_lock(struct ls_ticket *l)
 	 * scope (core/runtime/wait.h): a thread cancelled between them would leave a
 	 * ticket that nobody ever serves. */
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
-	if (ls_ticket_epoch_of(w) == ls_ticket_epoch_now() &&
+	if (ls_ticket_epoch_of(w) == ls_epoch_now(8) &&
 	    ls_ticket_next(w) == ls_ticket_grant(w) &&
 	    /* acquire: pairs with the release CAS in unlock. */
 	    atomic_compare_exchange_strong_explicit(&l->word, &w, w + LS_TICKET_NEXT_ONE,
@@ -147,7 +143,7 @@ static inline bool ls_ticket_is_locked(struct ls_ticket *l)
 static inline bool ls_ticket_lock_plain(struct ls_ticket *l)
 {
 	uint64_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
-	if (ls_ticket_epoch_of(w) != ls_ticket_epoch_now() || ls_ticket_next(w) != ls_ticket_grant(w))
+	if (ls_ticket_epoch_of(w) != ls_epoch_now(8) || ls_ticket_next(w) != ls_ticket_grant(w))
 		return false;
 	atomic_store_explicit(&l->word, w + LS_TICKET_NEXT_ONE, memory_order_relaxed);
 	return true;

@@ -1,10 +1,14 @@
 /*
- * futex.h - the only place lockswap talks to the kernel's futex(2).
+ * futex.h - the futex(2) calls of every lock, condition variable and
+ * internal lock of lockswap.
  *
- * Every lock, condition variable and internal lock in core/ parks on a
- * 32-bit word and is woken through wait.h's door (ls_park and its
- * variants, ls_unpark), which alone calls the functions below (with the
- * embedder's cancellable park, interpose/cancel.c).  All futexes are
+ * Every one of them in core/ parks on a 32-bit word and is woken through
+ * wait.h's door (ls_park and its variants, ls_unpark) or, for the
+ * allocators' lock (alloc_lock.h), the primitive under it (park.h); only
+ * these and the embedder's cancellable park (interpose/cancel.c) call the
+ * functions below.  The one other futex in the library is the statistics'
+ * watchdog thread's own sleep and kick (stats/watchdog.c, raw calls): it
+ * is no lock's waiter, so it fires no park probe.  All futexes are
  * process-private (FUTEX_PRIVATE_FLAG): process-shared objects never reach
  * lockswap's code, they are passed through to glibc.
  *

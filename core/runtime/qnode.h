@@ -38,6 +38,7 @@
 #define LS_CORE_QNODE_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "thread.h"
@@ -67,6 +68,23 @@ struct ls_qnode *ls_qnode_by_id(uint32_t id);
 /* A FREE node owned by self, now owned by the caller's queue; NULL if
  * memory or ids ran out. */
 struct ls_qnode *ls_qnode_get(struct ls_thread *self);
+
+/* How a queue lock's newcomer that is going to queue gets its node (mcs,
+ * ces): the calling thread's own, stamped with this fork epoch (a
+ * successor compares it: "queued before a fork") and the lock's waiting
+ * `state`, not yet published.  NULL when the thread has no record or no
+ * node (memory or ids ran out): the caller then polls its trylock
+ * (LS_POLL_TRYLOCK, core/runtime/wait.h). */
+static inline struct ls_qnode *ls_qnode_stamped(uint32_t state)
+{
+	struct ls_thread *self = ls_thread_self();
+	struct ls_qnode *n = self ? ls_qnode_get(self) : NULL;
+	if (n) {
+		atomic_store_explicit(&n->epoch, ls_epoch_now(32), memory_order_relaxed);
+		atomic_store_explicit(&n->state, state, memory_order_relaxed);
+	}
+	return n;
+}
 
 static inline void ls_qnode_put(struct ls_qnode *n)
 {

@@ -115,9 +115,19 @@ static inline bool ls_thread_alive(struct ls_thread *t)
 /* Fork child: mark all other records dead, bump the epoch. */
 void ls_thread_after_fork(void);
 
-/* Incremented in every fork child; read with acquire by structures that
- * keep waiter links, to notice "this queue was built before a fork". */
+/* Incremented in every fork child; read by structures that keep waiter
+ * links, to notice "this queue was built before a fork". */
 extern _Atomic uint32_t ls_fork_epoch;
+
+/* The fork epoch's low `bits` bits (1..32), as a lock word or a queue node
+ * keeps it.  Relaxed: the child bumps it while it is single-threaded, so
+ * the child itself and every thread it creates later read the new value.
+ * bits is a constant at every call, so this is one load and one mask. */
+static inline uint32_t ls_epoch_now(unsigned bits)
+{
+	uint32_t e = atomic_load_explicit(&ls_fork_epoch, memory_order_relaxed);
+	return bits >= 32 ? e : e & ((1u << bits) - 1u);
+}
 
 /* Records attached to live threads: the threads that ever waited or
  * owned, an upper bound of those that can spin at once. */

@@ -172,17 +172,19 @@ void ls_spin_stop(struct ls_spin *s, bool won);
 
 /* ---- parking: the one door ------------------------------------------ */
 
-/* Every sleep and wake-up in core/ goes through these calls, and only they
- * reach futex.h: a change to how waiters sleep (a probe, a different
- * kernel primitive, a time-out policy) is made here and in wait.c.  All
- * but ls_park_parked return what ls_futex_wait returns: 0 when woken (or
- * spuriously), EAGAIN when *word already differed, ETIMEDOUT, EINTR;
- * callers re-check.
+/* Every sleep and wake-up in core/ goes through these calls or, for the
+ * allocators' lock (alloc_lock.h), through the primitive under them
+ * (park.h), and only these reach futex.h: a change to how waiters sleep (a
+ * probe, a different kernel primitive, a time-out policy) is made here, in
+ * wait.c and in park.c.  All but ls_park_parked return what ls_futex_wait
+ * returns: 0 when woken (or spuriously), EAGAIN when *word already
+ * differed, ETIMEDOUT, EINTR; callers re-check.
  *
- * Each of them first sends a delegated critical section home
- * (core/runtime/home.h), so that no wait ever sleeps a delegate's thread
- * for another thread's code; ls_park_parked alone does not, because its
- * caller is at home by construction (the thread of a parked waiter). */
+ * Each of them (and park.h's) first sends a delegated critical section
+ * home (core/runtime/home.h), so that no park of core/ ever sleeps a
+ * delegate's thread for another thread's code; ls_park_parked alone does
+ * not, because its caller is at home by construction (the thread of a
+ * parked waiter). */
 
 /* Wait while *word == expected.  Cancellable inside an ls_wait_enter()
  * scope of an asynchronously cancellable thread (the leave steps then

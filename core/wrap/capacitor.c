@@ -55,7 +55,7 @@ static void mark_holder(struct ls_capacitor *c)
 __attribute__((noinline)) static void renew(struct ls_capacitor *c,
                                             const struct ls_lockable *in, void *inner)
 {
-	uint32_t e = ls_capacitor_epoch_now();
+	uint32_t e = ls_epoch_now(8);
 	uint64_t w = atomic_load_explicit(&c->word, memory_order_relaxed);
 	while (ls_capacitor_epoch_of(w) != e) {
 		bool held = holder_came_through(w, in, inner);
@@ -72,7 +72,7 @@ static inline void renew_if_forked(struct ls_capacitor *c, const struct ls_locka
 {
 	if (__builtin_expect(ls_capacitor_epoch_of(atomic_load_explicit(&c->word,
 	                                                                memory_order_relaxed)) !=
-	                             ls_capacitor_epoch_now(),
+	                             ls_epoch_now(8),
 	                     0))
 		renew(c, in, inner);
 }

@@ -172,10 +172,6 @@ static inline uint32_t ls_capacitor_epoch_of(uint64_t w)
 {
 	return (uint32_t)((w & LS_CAP_EPOCH_MASK) >> LS_CAP_EPOCH_SHIFT);
 }
-static inline uint32_t ls_capacitor_epoch_now(void)
-{
-	return atomic_load_explicit(&ls_fork_epoch, memory_order_relaxed) & 0xffu;
-}
 
 /* t < base + B, in 16-bit wrapping arithmetic.  Monotone: once base has
  * moved past a ticket (which credit departures can do before the ticket's
@@ -258,7 +254,7 @@ static inline int ls_capacitor_lock(struct ls_capacitor *c, const struct ls_lock
 	                             ls_wait_async |
 	                             (atomic_load_explicit(&ls_capacitor_trace,
 	                                                   memory_order_relaxed) != NULL) |
-	                             (ls_capacitor_epoch_of(w) != ls_capacitor_epoch_now()),
+	                             (ls_capacitor_epoch_of(w) != ls_epoch_now(8)),
 	                     0))
 		return ls_capacitor_acquire(c, in, inner, CLOCK_MONOTONIC, NULL);
 	unsigned b = ls_capacitor_b();

@@ -45,16 +45,11 @@ static uint64_t with_next(uint64_t w, uint32_t n)
 
 /* ---- fork ------------------------------------------------------------- */
 
-static uint32_t epoch_now(void)
-{
-	return atomic_load_explicit(&ls_fork_epoch, memory_order_relaxed) & 0xffu;
-}
-
 /* Fork child: a fresh word holding only the inner lock's holder. */
 static uint64_t renew(struct ls_restrict *r, const struct ls_lockable *in, void *inner,
                       uint64_t w)
 {
-	uint32_t e = epoch_now();
+	uint32_t e = ls_epoch_now(8);
 	while (ls_restrict_epoch_of(w) != e) {
 		uint64_t nw = ((uint64_t)e << LS_RS_EPOCH_SHIFT) |
 		              (in->is_locked(inner) ? LS_RS_ACTIVE_ONE : 0);
@@ -80,7 +75,7 @@ static bool try_fast(struct ls_restrict *r, const struct ls_lockable *in, void *
 	unsigned lim = limit(), k = rotate();
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
 	for (;;) {
-		if (ls_restrict_epoch_of(w) != epoch_now())
+		if (ls_restrict_epoch_of(w) != ls_epoch_now(8))
 			w = renew(r, in, inner, w);
 		if (!fast_open(w, lim, k))
 			return false;
@@ -101,7 +96,7 @@ static bool arrive(struct ls_restrict *r, const struct ls_lockable *in, void *in
 	unsigned lim = limit(), k = rotate();
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
 	for (;;) {
-		if (ls_restrict_epoch_of(w) != epoch_now())
+		if (ls_restrict_epoch_of(w) != ls_epoch_now(8))
 			w = renew(r, in, inner, w);
 		uint32_t q = ls_restrict_queue_of(w);
 		uint64_t nw;
@@ -271,7 +266,7 @@ void ls_restrict_unlock(struct ls_restrict *r, const struct ls_lockable *in, voi
 	if (!in->is_locked(inner))
 		return;
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
-	if (ls_restrict_epoch_of(w) != epoch_now())
+	if (ls_restrict_epoch_of(w) != ls_epoch_now(8))
 		renew(r, in, inner, w); /* counts us, the holder, as the one member */
 	in->unlock(inner);
 	ls_restrict_depart(r);

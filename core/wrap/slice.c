@@ -163,16 +163,11 @@ static void wake_range(struct ls_slice *r, uint32_t from, uint32_t to)
 
 /* ---- fork ------------------------------------------------------------- */
 
-static uint32_t epoch_now(void)
-{
-	return atomic_load_explicit(&ls_fork_epoch, memory_order_relaxed) & 0x7fu;
-}
-
 /* Fork child: open, nobody queued, this epoch (and the inner lock's
  * reservation cleared). */
 static uint64_t renew(struct ls_slice *r, const struct ls_lockable *in, void *inner, uint64_t w)
 {
-	uint32_t e = epoch_now();
+	uint32_t e = ls_epoch_now(7);
 	while (ls_slice_epoch_of(w) != e) {
 		uint64_t nw = (uint64_t)e << LS_SL_EPOCH_SHIFT;
 		/* relaxed: orders no data (the inner lock does). */
@@ -365,7 +360,7 @@ static void end_slice(struct ls_slice *r, const struct ls_lockable *in, void *in
 	uint32_t from, to, served_n;
 	int ev;
 	do {
-		if (ls_slice_epoch_of(w) != epoch_now()) {
+		if (ls_slice_epoch_of(w) != ls_epoch_now(7)) {
 			renew(r, in, inner, w);
 			return;
 		}
@@ -449,7 +444,7 @@ static void pass_seat(struct ls_slice *r, const struct ls_lockable *in, void *in
 	uint32_t from, to;
 	int ev;
 	do {
-		if (ls_slice_epoch_of(w) != epoch_now()) {
+		if (ls_slice_epoch_of(w) != ls_epoch_now(7)) {
 			renew(r, in, inner, w);
 			return;
 		}
@@ -846,7 +841,7 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 		uint64_t w = atomic_load_explicit(&r->word, memory_order_seq_cst);
 		bool in = served(w, x->t), watching = false;
 		bool head = x->t == ls_slice_grant_of(w) || (w & LS_SL_GHOST); /* keeps the watch */
-		bool forked = ls_slice_epoch_of(w) != epoch_now();
+		bool forked = ls_slice_epoch_of(w) != ls_epoch_now(7);
 		int pr = 0;
 		if (!in && !expired && !forked) {
 			if (head) {
@@ -927,7 +922,7 @@ static int arrive(struct leave_ctx *x)
 	struct ls_slice *r = x->r;
 	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed), nw;
 	for (;;) {
-		if (ls_slice_epoch_of(w) != epoch_now())
+		if (ls_slice_epoch_of(w) != ls_epoch_now(7))
 			w = renew(r, x->in, x->inner, w);
 		if (ls_slice_mine(r, w))
 			return TURN_OWNER;
@@ -1041,7 +1036,7 @@ int ls_slice_take_reserved_slow(struct ls_slice *r, const struct ls_lockable *in
 		ls_slice_owner_acquired(r);
 		return 0;
 	}
-	if (ls_slice_open(w) && ls_slice_epoch_of(w) == epoch_now()) {
+	if (ls_slice_open(w) && ls_slice_epoch_of(w) == ls_epoch_now(7)) {
 		/* No slice runs: the reservation is stale (a race between
 		 * two mirrors).  Clear it and keep the lock, as in an open
 		 * lock. */

@@ -71,4 +71,5 @@ done
 relay runnable.py --show < <(/usr/bin/python3 "$ROOT/tests/docs/runnable.py" "$ROOT" 2>&1)
 relay results_sh.py < <(/usr/bin/python3 "$ROOT/tests/docs/results_sh.py" "$ROOT" 2>&1)
 relay seeds.py < <(/usr/bin/python3 "$ROOT/tests/docs/seeds.py" "$ROOT" 2>&1)
+relay batch_bound.py < <(/usr/bin/python3 "$ROOT/tests/docs/batch_bound.py" "$ROOT" 2>&1)
 finish docs

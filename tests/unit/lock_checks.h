@@ -1,6 +1,7 @@
 /*
  * lock_checks.h - checks shared by the per-algorithm lock tests
- * (test_tts.c, test_ticket.c, test_mcs.c, test_queued.c, test_capacitor.c).
+ * (test_tts.c, test_ticket.c, test_mcs.c, test_queued.c, test_capacitor.c,
+ * test_ces.c).
  * Included, not linked: each test binary gets its own copy of the state
  * below.  Before calling a check, the test sets `ops` (the lock under test)
  * and `sig` (a signature of its state that changes whenever one more waiter

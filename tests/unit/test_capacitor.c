@@ -45,9 +45,8 @@ static int restore(void **state)
 	return 0;
 }
 
-static const char *const inners[] = {
-	"capacitor:tts", "capacitor:ticket", "capacitor:mcs", "capacitor:queued", "capacitor:futex",
-};
+#define WRAPPER "capacitor"
+#include "inner_names.h"
 
 static void test_select(void **state)
 {

@@ -49,10 +49,8 @@ static void assert_empty(void)
 	assert_false(ops->is_locked(st));
 }
 
-static const char *const inners[] = {
-	"restrict:tts", "restrict:ticket", "restrict:mcs", "restrict:queued", "restrict:futex",
-};
-#define NINNERS (sizeof inners / sizeof inners[0])
+#define WRAPPER "restrict"
+#include "inner_names.h"
 
 static void test_select(void **state)
 {

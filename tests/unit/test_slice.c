@@ -80,10 +80,8 @@ static void assert_idle(void)
 		assert_false(sf_word() & LS_SF_RESERVED);
 }
 
-static const char *const inners[] = {
-	"slice:futex", "slice:tts", "slice:ticket", "slice:mcs", "slice:queued",
-};
-#define NINNERS (sizeof inners / sizeof inners[0])
+#define WRAPPER "slice"
+#include "inner_names.h"
 
 static void test_select(void **state)
 {
