@@ -2,7 +2,7 @@
  * backend.h - a lock backend is a const table of operations on the lock
  * state that lives in place inside each pthread_mutex_t.
  *
- * The interposer (interpose/mutex.c) owns everything pthread-specific:
+ * The interposer (interpose/entry/mutex.c) owns everything pthread-specific:
  * mutex kinds, owners, recursion, error codes, statistics.  A backend only
  * provides a mutual-exclusion lock over LS_LOCK_STATE_BYTES bytes whose
  * all-zero value means "unlocked" (static initializers never call init).
@@ -92,7 +92,7 @@ struct ls_lock_ops {
 	 * backend whose way of failing is a hang (ces: a delegated section
 	 * that waits for its releaser; docs/deadlock.md). */
 	unsigned hang_ms_default;
-	/* Set only in the tables that interpose/gate.h alone puts in the
+	/* Set only in the tables that interpose/start/gate.h alone puts in the
 	 * gate (glibc pass-through, the statistics' counting table): with
 	 * one of those in the gate the condvar entry points must not take
 	 * their native shortcut.  Backends leave it false. */
@@ -219,12 +219,12 @@ const struct ls_lock_ops *ls_backend_select(const char *name, char *err, size_t 
 /* While true (this thread only), ls_backend_select() checks names and
  * compositions but calls no backend's prepare(): what lockswap_check_option
  * does for the CLI, which checks the settings of a program it will start
- * under another environment (interpose/describe.c). */
+ * under another environment (interpose/options/describe.c). */
 extern __thread bool ls_backend_names_only;
 
 /* Whether every part of "name" or "wrapper:inner" is a listed backend
  * name, whether or not the two compose: an unknown one is a typo worth a
- * did-you-mean (interpose/option_hints.h). */
+ * did-you-mean (interpose/options/option_hints.h). */
 bool ls_backend_name_known(const char *name);
 
 /* Enumerate every selectable name, including each wrapper around each inner

@@ -1,6 +1,6 @@
 /*
  * inline_verbs.h - the backends whose verbs the statistics' counting
- * tables (interpose/counting.c, interpose/rwlock_counting.c) inline rather
+ * tables (interpose/counting/counting.c, interpose/counting/rwlock_counting.c) inline rather
  * than call through the backend's table: the mutex backends futex
  * (core/mutex/futexlock.h's inline verbs and, on x86-64, claims) and
  * slice:futex, the default (core/wrap/slice_futex.h, below), and the

@@ -3,7 +3,7 @@
  * state that lives in place inside each pthread_rwlock_t, chosen once by
  * LOCKSWAP_RWLOCK (independently of LOCKSWAP_BACKEND).
  *
- * The interposer (interpose/pthread_rwlock.c) owns everything pthread-specific:
+ * The interposer (interpose/entry/pthread_rwlock.c) owns everything pthread-specific:
  * the kind (reader or writer preference, passed as LS_RW_* flags), the
  * write owner for EDEADLK, timespec validation, pass-through.  A backend
  * provides a reader-writer lock over at most LS_RWLOCK_STATE_BYTES bytes
@@ -22,7 +22,7 @@
  *
  * The "glibc" entry has no operations: pass-through to glibc.  A table in
  * the shim's gate may leave single verbs NULL (the statistics' counting
- * table, interpose/rwlock_counting.c): the entry point then takes that
+ * table, interpose/counting/rwlock_counting.c): the entry point then takes that
  * verb's slow path.  Testing a verb for NULL costs what testing for
  * pass-through did; only a routed call (pass-through, a process-shared
  * object, a NULL verb) tests one flag more (gate_only, below).

@@ -1,6 +1,6 @@
 /*
  * setting.h - one LOCKSWAP_* variable: the row type of the shim's option
- * table (interpose/options.def) and of each algorithm's settings, which
+ * table (interpose/options/options.def) and of each algorithm's settings, which
  * its backend declares beside its table (`.settings`, backend.h) and the
  * backend list (list.h) brings to the shim.
  */

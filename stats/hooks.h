@@ -1,14 +1,14 @@
 /*
  * hooks.h - the statistics' whole interface to the shim.  One way: the
- * shim (interpose/mutex.c, cond.c, pthread_rwlock.c) calls these hooks around the calls it serves;
+ * shim (interpose/entry/mutex.c, cond.c, pthread_rwlock.c) calls these hooks around the calls it serves;
  * nothing under stats/ calls the shim.  What a hook needs to know about an
  * object (where its record id lives, its kind, whether glibc serves it) is
  * passed in, so stats/ depends on core/ only.
  *
  * Mode: LOCKSWAP_STATS is read once at start-up.  While it is off, the shim
- * never reaches this code: its fast paths are taken (interpose/init.h, the
+ * never reaches this code: its fast paths are taken (interpose/start/init.h, the
  * gate).  While it is on, the gate holds the counting table
- * (interpose/counting.c), which counts an uncontended acquisition with the
+ * (interpose/counting/counting.c), which counts an uncontended acquisition with the
  * inline step of quick.h and hands every other call to the slow paths,
  * which call these hooks.  So "off" costs the entry points nothing at all.
  *
@@ -72,7 +72,7 @@ void ls_stats_configure(const struct ls_stats_settings *s);
 /* LOCKSWAP_STATS_SIGNAL's value: "USR2", "SIGUSR2" or "12" -> the signal
  * number; 0 if empty; -1 if neither a catchable name nor a number in
  * 1..SIGRTMAX (KILL and STOP are not names it knows).  The option check
- * (interpose/option_hints.c) and the statistics' configuration share it. */
+ * (interpose/options/option_hints.c) and the statistics' configuration share it. */
 int ls_stats_parse_signal(const char *s);
 
 /* An object as the shim sees it.  The type is kept in the low two bits of
@@ -99,9 +99,9 @@ struct ls_stats_obj {
 	                           elsewhere: a mutex whose backend's lock state
 	                           keeps it, where the counting table's lock and
 	                           unlock write it in the instructions that take
-	                           and free the lock (interpose/mutex_layout.h) */
+	                           and free the lock (interpose/entry/mutex_layout.h) */
 	_Atomic uint32_t *unlock_want; /* NULL, or the object's unlock word (a mutex
-	                           that lockswap serves: interpose/mutex_layout.h):
+	                           that lockswap serves: interpose/entry/mutex_layout.h):
 	                           stats/ sets LS_UNLOCK_WANT_* there when this
 	                           object's next unlock must be observed, and
 	                           clears it in ls_stats_unlock_begin */
@@ -112,7 +112,7 @@ struct ls_stats_obj {
 	bool release_names;     /* a mutex whose every release writes the releasing
 	                           thread into its holder word (the counting table's
 	                           unlock over a backend with claims, and the shim's
-	                           other releases; interpose/mutex_layout.h): a
+	                           other releases; interpose/entry/mutex_layout.h): a
 	                           blocked acquisition known to change the owner
 	                           then writes nothing inside the critical section,
 	                           and a sampled wait reads the holder's site at its

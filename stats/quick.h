@@ -1,6 +1,6 @@
 /*
  * quick.h - the statistics' counting step that the gate's counting table
- * (interpose/counting.c) runs inline on an uncontended mutex lock, and the
+ * (interpose/counting/counting.c) runs inline on an uncontended mutex lock, and the
  * per-thread state it reads.  Part of the statistics' interface to the
  * shim: hooks.h includes it, and the shim includes hooks.h only.  Written
  * only by stats/, read by the shim.
@@ -246,7 +246,7 @@ static inline void ls_stats_quick_changed(struct ls_stats_count *r, uint32_t pre
  * named in *name: an owner change unless the name is this thread's.  One
  * subtraction, a negation whose carry is "they differ", and an add of
  * that carry: a compare and a branch mispredict whenever owners change in
- * an order the predictor cannot learn (interpose/counting.c take_lock,
+ * an order the predictor cannot learn (interpose/counting/counting.c take_lock,
  * x86-64 only, as the claims are).  The name must not be 0: only the
  * caller knows that it cannot be.  Relaxed: the name is read holding the
  * lock that its writers released, and only this thread writes its row. */

@@ -133,7 +133,7 @@ uint32_t ls_stats_stack_capture(struct ls_stats_thread *t, uintptr_t site)
 		for (start = 0; start < n && ls_stats_own_frame(f[start]); start++)
 			;
 	if (n - start <= 0) {
-		if (!site) /* an unlock that does not know its caller (interpose/counting.c) */
+		if (!site) /* an unlock that does not know its caller (interpose/counting/counting.c) */
 			return 0;
 		f[0] = site;
 		start = 0;

@@ -8,7 +8,7 @@
  * no shared-cache-line write for counting; the report reads it racily.
  *
  * Life cycle: LIVE while the thread runs; at thread exit (the thread
- * record's key destructor, interpose/init.c) the non-zero counters are copied into a
+ * record's key destructor, interpose/start/init.c) the non-zero counters are copied into a
  * compact exited record, the array is zeroed (MADV_DONTNEED) and the block
  * goes FREE, to be reused by the next new thread.  Blocks are never
  * unmapped (the report may be walking them), except a dead parent thread's
@@ -149,7 +149,7 @@ struct ls_stats_thread *ls_stats_thread_attach(void)
 	if (ls_stats_q.busy || ls_stats_gone || !ls_stats_setup())
 		return NULL;
 	ls_stats_enter();
-	/* The thread record carries the exit hook (interpose/init.c). */
+	/* The thread record carries the exit hook (interpose/start/init.c). */
 	struct ls_thread *rec = ls_thread_self();
 	ls_futexlock_lock(&free_lock);
 	struct ls_stats_thread *t = free_blocks;

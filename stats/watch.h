@@ -6,7 +6,7 @@
  *
  * While both are off (LOCKSWAP_DEADLOCK=off and no hang watchdog), the
  * shim never reaches this code: its gates go straight to the backend, as
- * with statistics off (interpose/active.h ls_hooked, interpose/gate.h).
+ * with statistics off (interpose/start/active.h ls_hooked, interpose/start/gate.h).
  * While either is on, every thread keeps a record (struct
  * ls_watch_thread): the locks it holds, in the order it took them, with
  * the return address of each lock call, and the lock it waits for, if
@@ -40,7 +40,7 @@
 /* LOCKSWAP_DEADLOCK: the option's choice index. */
 enum { LS_ORDER_OFF = 0, LS_ORDER_REPORT = 1, LS_ORDER_ABORT = 2 };
 
-/* The configuration, given once by start-up (interpose/init.c) before
+/* The configuration, given once by start-up (interpose/start/init.c) before
  * any other call here, and only when something is on.  `backend` must
  * stay valid for the process's life. */
 struct ls_watch_settings {
@@ -137,7 +137,7 @@ struct ls_watch_thread *ls_watch_self(void);
  *
  * `lock` is the object's address with its LS_WATCH_RWLOCK / _READ bits;
  * `site` the program's return address.  The gate's own table
- * (interpose/watching.c) does the common cases inline: the first lock of
+ * (interpose/counting/watching.c) does the common cases inline: the first lock of
  * a thread that holds none, the release of the only lock held. */
 void ls_watch_request(struct ls_watch_thread *t, uintptr_t lock, uintptr_t site);
 void ls_watch_acquired(struct ls_watch_thread *t, uintptr_t lock, uintptr_t site);

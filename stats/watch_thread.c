@@ -9,7 +9,7 @@
  * bad pointer; it re-reads a wait's count to make sure of what it reports.
  *
  * A thread's record is handed back at its exit (the thread-record key's
- * destructor, interpose/init.c), unless the thread still holds a lock:
+ * destructor, interpose/start/init.c), unless the thread still holds a lock:
  * then it stays (EXITED), so that a waiter's report can say the holder
  * exited.  In a fork child the other threads' records become the
  * parent's (PARENT) if they hold a lock, else free: a lock the child
@@ -96,7 +96,7 @@ struct ls_watch_thread *ls_watch_self(void)
 		return t == &ls_watch_gone ? NULL : t;
 	if (!ls_watch_active())
 		return NULL;
-	/* The core record carries the exit hook (interpose/init.c's key). */
+	/* The core record carries the exit hook (interpose/start/init.c's key). */
 	ls_thread_self();
 	if (!(t = take()))
 		return NULL;

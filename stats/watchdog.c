@@ -19,8 +19,8 @@
  *
  * The thread sleeps with raw futex calls and is created with glibc's own
  * pthread_create, every signal blocked by a raw rt_sigprocmask: nothing it
- * does goes through lockswap's exported functions (interpose/blocking.c's
- * nanosleep, thread_state.c's pthread_sigmask), and no signal of the
+ * does goes through lockswap's exported functions (the go-home wrappers of
+ * interpose/away/calls.def: nanosleep, pthread_sigmask), and no signal of the
  * program lands on it.  Started by the library's constructor; in a fork
  * child by the child's first wait in the main program's code.
  */

@@ -282,7 +282,7 @@ static inline void ls_bcslock_wf_unlock(struct ls_bcslock *l)
 		ls_bcslock_unlock_slow(l, true);
 }
 
-/* Single-threaded verbs (backends/backend.h, interpose/gate.h): the fast
+/* Single-threaded verbs (backends/backend.h, interpose/start/gate.h): the fast
  * path's transitions with a plain load and store, valid only while no other
  * thread exists (relaxed: nobody else can look); false = declined, nothing
  * changed, use the atomic verb. */

@@ -88,7 +88,7 @@ static inline bool ls_futexlock_is_locked(struct ls_futexlock *l)
 	       LS_FUTEX_UNLOCKED;
 }
 
-/* Single-threaded verbs (backends/backend.h, interpose/gate.h): the fast
+/* Single-threaded verbs (backends/backend.h, interpose/start/gate.h): the fast
  * path's transitions with a plain load and store, valid only while no other
  * thread exists (relaxed: nobody else can look); false = declined, nothing
  * changed, use the atomic verb. */
@@ -111,7 +111,7 @@ static inline bool ls_futexlock_unlock_plain(struct ls_futexlock *l)
 
 /* ---- inline verbs: the statistics' counting tables ---------------------
  * For a caller that wants the fast path without a call or an indirect
- * call (interpose/counting.c, through backends/inline_verbs.h): the try,
+ * call (interpose/counting/counting.c, through backends/inline_verbs.h): the try,
  * the single-threaded try, and the claims below, over the lock state as a
  * `void *`, as the backends' tables take it.  Written in x86-64 assembly
  * where the compiler would otherwise add an instruction to every
@@ -119,7 +119,7 @@ static inline bool ls_futexlock_unlock_plain(struct ls_futexlock *l)
  * matches. */
 
 /*
- * The counting table's tries (interpose/counting.c): true when the lock was
+ * The counting table's tries (interpose/counting/counting.c): true when the lock was
  * taken, with *found set to the lock word as it was, which is 0 then.  The
  * table's lock verb returns that value as its result, so the zero it
  * returns is already in a register: on x86-64 the compare-and-swap's
@@ -197,7 +197,7 @@ static inline void ls_futex_inline_unlock_single(void *s)
  * Claims: a try, and an unlock, that also name their caller in a word of
  * the lock state that the backend never uses, in the same atomic
  * instruction.  The statistics keep there the serial of the thread that
- * held the lock last (their holder word, interpose/mutex_layout.h), which
+ * held the lock last (their holder word, interpose/entry/mutex_layout.h), which
  * they would otherwise store, on an owner change, inside the critical
  * section: on the lock's line, which the waiters polling the lock word on
  * other CPUs take away in the middle of the section, and the release

@@ -136,7 +136,7 @@ static inline bool ls_ticket_is_locked(struct ls_ticket *l)
 	return ls_ticket_next(w) != ls_ticket_grant(w);
 }
 
-/* Single-threaded verbs (backends/backend.h, interpose/gate.h): the fast
+/* Single-threaded verbs (backends/backend.h, interpose/start/gate.h): the fast
  * path's transitions with a plain load and store, valid only while no other
  * thread exists (relaxed: nobody else can look); false = declined, nothing
  * changed, use the atomic verb. */

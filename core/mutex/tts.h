@@ -107,7 +107,7 @@ static inline bool ls_tts_is_locked(struct ls_tts *l)
 	return atomic_load_explicit(&l->word, memory_order_relaxed) & LS_TTS_LOCKED;
 }
 
-/* Single-threaded verbs (backends/backend.h, interpose/gate.h): the fast
+/* Single-threaded verbs (backends/backend.h, interpose/start/gate.h): the fast
  * path's transitions with a plain load and store, valid only while no other
  * thread exists (relaxed: nobody else can look); false = declined, nothing
  * changed, use the atomic verb. */

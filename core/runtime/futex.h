@@ -5,7 +5,7 @@
  * Every one of them in core/ parks on a 32-bit word and is woken through
  * wait.h's door (ls_park and its variants, ls_unpark) or, for the
  * allocators' lock (alloc_lock.h), the primitive under it (park.h); only
- * these and the embedder's cancellable park (interpose/cancel.c) call the
+ * these and the embedder's cancellable park (interpose/entry/cancel.c) call the
  * functions below.  The one other futex in the library is the statistics'
  * watchdog thread's own sleep and kick (stats/watchdog.c, raw calls): it
  * is no lock's waiter, so it fires no park probe.  All futexes are

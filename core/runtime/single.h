@@ -11,7 +11,7 @@
  * depends on anything else.
  *
  * ls_single_gate is where a caller keeps the table it calls (the
- * interposer's fast path reads it, interpose/gate.h); when a
+ * interposer's fast path reads it, interpose/start/gate.h); when a
  * single-threaded verb finds a second thread, it stores ls_single_after
  * there, so later calls go straight to the atomic verbs and pay nothing
  * for the shortcut.  Both are `const void *` because core/ does not know

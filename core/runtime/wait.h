@@ -241,7 +241,7 @@ struct ls_wait_scope {
 };
 
 /* Per thread: the embedder saw this thread turn asynchronous cancellation
- * on (and not back off).  Set by the embedder only (interpose/cancel.c
+ * on (and not back off).  Set by the embedder only (interpose/entry/cancel.c
  * tracks pthread_setcanceltype).  While it is false, which is every
  * thread that never asks for asynchronous cancellation, a lock call
  * cannot be cut anywhere, so scopes and frames cost this one
@@ -286,7 +286,7 @@ static inline void ls_wait_pop(struct ls_wait_frame *f)
 		ls_wait_pop_linked(f);
 }
 
-/* The embedder's side (the interposer: interpose/cancel.c). */
+/* The embedder's side (the interposer: interpose/entry/cancel.c). */
 struct ls_wait_cancel_hooks {
 	/* Turn asynchronous cancellation off for the calling thread; true if
 	 * it was on (and cancellation enabled), i.e. it must be restored. */

@@ -1,5 +1,5 @@
 /*
- * single.c - the single-threaded shortcut (interpose/gate.h) carries lock
+ * single.c - the single-threaded shortcut (interpose/start/gate.h) carries lock
  * state correctly into the multithreaded phase.
  *
  *   single [PLUGIN.so]      (default: libplugin.so beside the program)

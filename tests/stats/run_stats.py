@@ -268,7 +268,7 @@ def test_hold_samples(backend, tmp):
     of mean 512 (so far outside [48, 781] only if holds are timed at
     another rate, or not at all), and the acquisitions stay exact.  Under
     a lockswap backend these go through the counting table's short path
-    for a due sample (interpose/mutex_counted.c ls_mutex_counted_declined)."""
+    for a due sample (interpose/counting/mutex_counted.c ls_mutex_counted_declined)."""
     tag = f"{backend}/summary"
     path = os.path.join(tmp, "uncont.json")
     p = run("stats_uncont", ["100000"], env(backend, STATS="summary", STATS_FILE=path,
@@ -591,7 +591,7 @@ def run_report(args):
 def test_rwlock(rwlock, tmp):
     # summary under every backend: futex's counting table inlines its
     # verbs, bravo's calls them through the table, glibc's keeps the gate
-    # closed (interpose/rwlock_counting.c).
+    # closed (interpose/counting/rwlock_counting.c).
     for mode in ("full", "summary"):
         tag = f"rwlock {rwlock}/{mode}"
         path = os.path.join(tmp, f"rw-{mode}.json")

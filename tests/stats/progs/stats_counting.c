@@ -1,6 +1,6 @@
 /*
  * stats_counting.c - the cases of the statistics' inline counting step
- * (interpose/counting.c, stats/quick.h) whose numbers are known exactly,
+ * (interpose/counting/counting.c, stats/quick.h) whose numbers are known exactly,
  * checked by tests/stats/run_stats.py (test_counting) from the JSON of
  * LOCKSWAP_STATS=summary.  On its own it only checks its own results.
  *

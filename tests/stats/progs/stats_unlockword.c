@@ -1,5 +1,5 @@
 /*
- * stats_unlockword.c - a mutex's unlock word (interpose/mutex_layout.h,
+ * stats_unlockword.c - a mutex's unlock word (interpose/entry/mutex_layout.h,
  * bytes 36..39), which the counting table's unlock tests to decide
  * whether an unlock must be observed, checked under LOCKSWAP_STATS=summary
  * with LOCKSWAP_STATS_SAMPLE=1 (every hold and every contended wait timed,
