@@ -24,6 +24,7 @@
 #include <xmmintrin.h>
 
 #include "check.h"
+#include "../../core/delegation/ces.h" /* LS_CES_BATCH */
 
 #define WAITERS 6
 
@@ -227,7 +228,7 @@ static void masks(void)
 
 /* ---- a thread's own cancellation state, past a full batch ------------- */
 
-#define CROWD 36 /* more than one batch (LS_CES_BATCH, 32): some are granted */
+#define CROWD (LS_CES_BATCH + 4) /* more than one batch: some are granted */
 
 static pid_t crowd_home[CROWD], crowd_in[CROWD];
 static int crowd_state[CROWD];
