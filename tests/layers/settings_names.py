@@ -29,6 +29,9 @@ import shutil
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from include_graph import tree  # noqa: E402  (the self-tests' fake trees)
+
 OPTION_ROW = re.compile(r'^\s*LS_OPTION\(\s*(\w+)\s*,', re.M)
 SETTING_ROW = re.compile(r'^\s*LS_SETTING\(\s*(\w+)\s*,', re.M)
 OPTIONS_MAX = re.compile(r'#define\s+LS_OPTIONS_MAX\s+(\d+)')
@@ -122,15 +125,6 @@ def problems(root, described=None, options_max=None):
             out.append(f"settings: the library has {len(described['options'])} options, and an arm "
                        f"can set {options_max} (LS_OPTIONS_MAX, interpose/options/arms.c)")
     return out
-
-
-def tree(files, into):
-    root = tempfile.mkdtemp(prefix="tree-", dir=into)
-    for path, text in files.items():
-        os.makedirs(os.path.join(root, os.path.dirname(path)), exist_ok=True)
-        with open(os.path.join(root, path), "w") as f:
-            f.write(text)
-    return root
 
 
 def self_test():

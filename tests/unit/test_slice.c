@@ -365,6 +365,22 @@ static void count_takeovers(const void *r, int ev, uint32_t t, uint32_t ahead)
 		atomic_fetch_add(&stall_flushes, 1);
 }
 
+/* A watch case begins: the lock reset, the counts zeroed, the events traced,
+ * and the main thread holding the lock (the first arrival then opens a
+ * slice behind it). */
+static void begin_watch_case(int go_at, int after)
+{
+	reset();
+	atomic_store(&got, 0);
+	atomic_store(&stop_go, go_at);
+	atomic_store(&stop_after, after);
+	atomic_store(&takeovers, 0);
+	atomic_store(&stall_flushes, 0);
+	atomic_store(&nevents, 0);
+	atomic_store(&ls_slice_trace, count_takeovers);
+	assert_int_equal(ops->lock(st), 0);
+}
+
 static void test_owner_stops(void **state)
 {
 	/* Slices of 5 ms (wall limit 20 ms): with 50 us ones the owner's
@@ -378,15 +394,7 @@ static void test_owner_stops(void **state)
 	 * + 8: after its probe passed (every gap is within the bar here). */
 	static const int stops[] = { 1, LS_SLICE_PROBE_N + 8 };
 	for (int k = 0; k < 2; k++) {
-		reset();
-		atomic_store(&got, 0);
-		atomic_store(&stop_go, 0);
-		atomic_store(&stop_after, stops[k]);
-		atomic_store(&takeovers, 0);
-		atomic_store(&stall_flushes, 0);
-		atomic_store(&nevents, 0);
-		atomic_store(&ls_slice_trace, count_takeovers);
-		assert_int_equal(ops->lock(st), 0);
+		begin_watch_case(0, stops[k]);
 		pthread_t o = spawn_queued(stopping_owner, 0);
 		pthread_t w[3];
 		for (int i = 0; i < 3; i++) {
@@ -421,15 +429,7 @@ static void test_owner_stops_long_slices(void **state)
 	use("slice:futex", 200000, 100000000);
 	for (int attempt = 0;; attempt++) {
 		assert_true(attempt < 5); /* the owner never passed its probe */
-		reset();
-		atomic_store(&got, 0);
-		atomic_store(&stop_go, 0);
-		atomic_store(&stop_after, LS_SLICE_PROBE_N + 8);
-		atomic_store(&takeovers, 0);
-		atomic_store(&stall_flushes, 0);
-		atomic_store(&nevents, 0);
-		atomic_store(&ls_slice_trace, count_takeovers);
-		assert_int_equal(ops->lock(st), 0);
+		begin_watch_case(0, LS_SLICE_PROBE_N + 8);
 		pthread_t o = spawn_queued(stopping_owner, 0);
 		pthread_t w = spawn_queued(plain_waiter, 1);
 		ops->unlock(st);
@@ -508,16 +508,8 @@ static void test_hot_handover_proves(void **state)
 	use("slice:futex", 20000, 100000000);
 	for (int attempt = 0;; attempt++) {
 		assert_true(attempt < 5); /* the scenario never came about */
-		reset();
-		atomic_store(&got, 0);
 		atomic_store(&hot_acqs, 0);
-		atomic_store(&stop_go, 1);
-		atomic_store(&stop_after, 1);
-		atomic_store(&takeovers, 0);
-		atomic_store(&stall_flushes, 0);
-		atomic_store(&nevents, 0);
-		atomic_store(&ls_slice_trace, count_takeovers);
-		assert_int_equal(ops->lock(st), 0);
+		begin_watch_case(1, 1);
 		pthread_t hot = spawn_queued(hot_owner, 0);
 		pthread_t stops = spawn_queued(stopping_owner, 1); /* served second, stops */
 		pthread_t w = spawn_queued(plain_waiter, 2);       /* the head that watches it */
