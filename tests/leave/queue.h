@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../preload/check.h"
+#include "../thread_state.h"
 
 /* Work that takes well under a millisecond when the lock works (a few
  * dozen hand-offs) is declared hung after this long. */
@@ -48,23 +49,6 @@ static int past(const struct timespec *end)
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	return now.tv_sec > end->tv_sec || (now.tv_sec == end->tv_sec && now.tv_nsec >= end->tv_nsec);
-}
-
-/* The scheduler state letter of one of our threads ('S' = sleeping). */
-static char thread_state(int tid)
-{
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return '?';
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return '?';
-	buf[n] = 0;
-	char *p = strrchr(buf, ')'); /* the name may hold spaces and ')' */
-	return p && p[1] == ' ' ? p[2] : '?';
 }
 
 /* Waits until the thread has armed (set just before its blocking call) and

@@ -20,6 +20,7 @@
 
 #include "../../backends/backend.h"
 #include "../../core/runtime/thread.h"
+#include "../thread_state.h"
 
 #define MAX_BACKENDS 64
 
@@ -101,22 +102,6 @@ static void *wait_for_lock(void *arg)
 	return NULL;
 }
 
-/* True once thread tid sleeps (state S in /proc): it has parked, so it
- * announced itself in the lock state and writes nothing until woken. */
-static bool asleep(int tid)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return false;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
-}
-
 static void declines_with_waiter(void **state)
 {
 	const struct ls_lock_ops *b = ops_of(state);
@@ -129,7 +114,7 @@ static void declines_with_waiter(void **state)
 	while (!atomic_load(&w.tid))
 		sched_yield();
 	bool parked = false;
-	for (int i = 0; i < 100000 && !(parked = asleep(atomic_load(&w.tid))); i++)
+	for (int i = 0; i < 100000 && !(parked = thread_state(atomic_load(&w.tid)) == 'S'); i++)
 		sched_yield();
 	if (parked)
 		assert_false(b->unlock_plain(s.b));

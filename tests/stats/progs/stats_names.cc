@@ -28,25 +28,13 @@
 #include <thread>
 #include <vector>
 
+#include "../../thread_state.h"
+
 // A waiter that publishes its tid, then blocks in the lock.
 struct Handshake {
 	std::atomic<bool> held{false};
 	std::atomic<long> waiter_tid{0};
 };
-
-static bool sleeping(long tid)
-{
-	char path[64], buf[256];
-	std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
-	FILE *f = std::fopen(path, "r");
-	if (!f)
-		return false;
-	size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-	std::fclose(f);
-	buf[n] = 0;
-	const char *end = std::strrchr(buf, ')'); // the name may hold spaces
-	return end && end[1] == ' ' && end[2] == 'S';
-}
 
 namespace shop {
 namespace cart {
@@ -66,7 +54,7 @@ __attribute__((noinline)) void Basket::add(long n, Handshake *h)
 		h->held = true;
 		auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
 		while (std::chrono::steady_clock::now() < end &&
-		       !(h->waiter_tid && sleeping(h->waiter_tid)))
+		       !(h->waiter_tid && thread_state((pid_t)h->waiter_tid) == 'S'))
 			std::this_thread::sleep_for(std::chrono::microseconds(200));
 	}
 	items += n;

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "../../preload/check.h"
+#include "../../thread_state.h"
 
 static pthread_mutex_t pend_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t exit_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -69,23 +70,6 @@ static void *waiter(void *arg)
 	return NULL;
 }
 
-/* Whether thread `tid` is asleep ('S' in /proc: blocked in its lock call). */
-static int asleep(pid_t tid)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	const char *p = strrchr(buf, ')');
-	return p && p[1] == ' ' && p[2] == 'S';
-}
-
 /* Start a waiter on a mutex held here; let it in once it sleeps in its
  * lock call (at most 5 s: a waiter let in earlier may find the mutex
  * free, which the test sees as contended != 1). */
@@ -93,7 +77,7 @@ static void let_in(pthread_t *t, struct waiter *w)
 {
 	pthread_mutex_lock(w->lock);
 	pthread_create(t, NULL, waiter, w);
-	for (int i = 0; i < 5000 && !(w->tid && asleep(w->tid)); i++)
+	for (int i = 0; i < 5000 && !(w->tid && thread_state(w->tid) == 'S'); i++)
 		pause_ms(1);
 	pause_ms(5);
 	pthread_mutex_unlock(w->lock);

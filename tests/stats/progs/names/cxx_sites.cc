@@ -30,30 +30,18 @@
 #include <shared_mutex>
 #include <thread>
 
+#include "../../../thread_state.h"
+
 static std::atomic<bool> holding{false};
 static std::atomic<long> waiter_tid{0};
 static std::atomic<bool> awaiting{false};
-
-static bool sleeping(long tid)
-{
-	char path[64], buf[256];
-	std::snprintf(path, sizeof path, "/proc/self/task/%ld/stat", tid);
-	FILE *f = std::fopen(path, "r");
-	if (!f)
-		return false;
-	size_t n = std::fread(buf, 1, sizeof buf - 1, f);
-	std::fclose(f);
-	buf[n] = 0;
-	const char *end = std::strrchr(buf, ')'); // the name may hold spaces
-	return end && end[1] == ' ' && end[2] == 'S';
-}
 
 // Until the thread that published its tid sleeps (2 s at most).
 static void until_waiter_sleeps()
 {
 	auto end = std::chrono::steady_clock::now() + std::chrono::seconds(2);
 	while (std::chrono::steady_clock::now() < end &&
-	       !(waiter_tid && sleeping(waiter_tid)))
+	       !(waiter_tid && thread_state((pid_t)waiter_tid.load()) == 'S'))
 		std::this_thread::sleep_for(std::chrono::microseconds(200));
 }
 
