@@ -38,21 +38,28 @@ def _reader():
                      EOFError, OverflowError, AttributeError, TypeError)
 
 
-def facts(path):
-    """(class in bits, has a PT_INTERP program header) of the ELF file at
-    PATH, or None: not ELF, or not readable (the run itself then says
-    why)."""
+def _read(path, what):
+    """what(elf) for the ELF file at PATH, or None: not ELF, or it cannot
+    be read or parsed (_reader)."""
     if not _is_elf(path):
         return None
     ELFFile, errors = _reader()
     try:
         with open(path, "rb") as f:
-            elf = ELFFile(f)
-            if elf.elfclass not in CLASSES:
-                return None
-            return elf.elfclass, any(seg["p_type"] == "PT_INTERP" for seg in elf.iter_segments())
+            return what(ELFFile(f))
     except errors:
         return None
+
+
+def facts(path):
+    """(class in bits, has a PT_INTERP program header) of the ELF file at
+    PATH, or None: not ELF, or not readable (the run itself then says
+    why)."""
+    def of(elf):
+        if elf.elfclass not in CLASSES:
+            return None
+        return elf.elfclass, any(seg["p_type"] == "PT_INTERP" for seg in elf.iter_segments())
+    return _read(path, of)
 
 
 def _build_id_in(parts):
@@ -67,15 +74,9 @@ def build_id(path):
     """The GNU build ID of the ELF file at PATH (hex, as readelf -n prints
     it), or None: not ELF, not readable, or no ID.  From its note sections,
     else (section headers stripped) its note segments."""
-    if not _is_elf(path):
-        return None
-    ELFFile, errors = _reader()
-    try:
-        with open(path, "rb") as f:
-            elf = ELFFile(f)
-            sections = [s for s in elf.iter_sections() if s["sh_type"] == "SHT_NOTE"]
-            if sections:
-                return _build_id_in(sections)
-            return _build_id_in(s for s in elf.iter_segments() if s["p_type"] == "PT_NOTE")
-    except errors:
-        return None
+    def of(elf):
+        sections = [s for s in elf.iter_sections() if s["sh_type"] == "SHT_NOTE"]
+        if sections:
+            return _build_id_in(sections)
+        return _build_id_in(s for s in elf.iter_segments() if s["p_type"] == "PT_NOTE")
+    return _read(path, of)

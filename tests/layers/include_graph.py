@@ -399,6 +399,27 @@ def tree(files, into):
     return root
 
 
+class Checks:
+    """A self-test's ok/FAIL lines, and how many failed."""
+
+    def __init__(self):
+        self.failed = 0
+
+    def check(self, what, ok, got):
+        print(f"ok - self-test: {what} ({got})" if ok else f"FAIL - self-test: {what}: {got}")
+        self.failed += 0 if ok else 1
+
+
+def listed_lines(path):
+    """The entries of a list file (known_circles.txt, known_up_calls.txt):
+    each line's words, blank lines and # comments left out; none if the
+    file is missing."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [line.split() for line in f if line.strip() and not line.startswith("#")]
+
+
 def self_test():
     good = {
         "core/runtime/wait.h": "",
@@ -433,22 +454,14 @@ def self_test():
          {"scripts/lockswap_cli/y.py": "def f():\n    from .x import g\n"},
          "circle of lockswap_cli modules"),
     ]
-    failed = 0
+    checks = Checks()
     into = tempfile.mkdtemp(prefix="layers-")
     got = problems(tree(good, into))
-    if got:
-        print(f"FAIL - self-test: a well-layered tree gives {got}")
-        failed += 1
-    else:
-        print("ok - self-test: a well-layered tree passes")
+    checks.check("a well-layered tree passes", not got, got or "no problem")
     for what, change, expect in bad:
         got = [p for p in problems(tree({**good, **change}, into)) if expect in p]
-        if got:
-            print(f"ok - self-test: {what} is found ({got[0]})")
-        else:
-            print(f"FAIL - self-test: {what} is not found")
-            failed += 1
-    failed += call_self_test(good, into)
+        checks.check(f"{what} is found", got, got[0] if got else "not found")
+    failed = checks.failed + call_self_test(good, into)
     shutil.rmtree(into)
     return failed
 
@@ -473,12 +486,8 @@ def call_self_test(good, into):
     (which see what a macro hides); namesakes that C keeps apart are no
     call; known debt is not failed, and debt that is paid must leave its
     list."""
-    failed = 0
-
-    def check(what, ok, got):
-        nonlocal failed
-        print(f"ok - self-test: {what} ({got})" if ok else f"FAIL - self-test: {what}: {got}")
-        failed += 0 if ok else 1
+    checks = Checks()
+    check = checks.check
 
     # By name: two modules that call each other under one shared header.
     named = {
@@ -520,7 +529,7 @@ def call_self_test(good, into):
     check("a listed circle is not failed, and a listed circle that is not found fails",
           not [p for p in listed if "circle" in p] and [p for p in changed if "gone or changed" in p],
           f"listed: {listed}; another listed: {changed}")
-    return failed + up_call_self_test(good, into)
+    return checks.failed + up_call_self_test(good, into)
 
 
 def up_call_self_test(good, into):
@@ -528,12 +537,8 @@ def up_call_self_test(good, into):
     stats/ once called nanosleep, which interpose/ wraps), through a
     macro, so that only the objects say so; and the same tree with the
     call made to core/ instead, which is clean."""
-    failed = 0
-
-    def check(what, ok, got):
-        nonlocal failed
-        print(f"ok - self-test: {what} ({got})" if ok else f"FAIL - self-test: {what}: {got}")
-        failed += 0 if ok else 1
+    checks = Checks()
+    check = checks.check
 
     files = {
         "interpose/wrap.c": "int nap(int n) { return n; }\n",
@@ -564,7 +569,7 @@ def up_call_self_test(good, into):
     got = [p for p in problems(tree({**good, **by_name}, into)) if "calls up into" in p]
     check("a call from core/ up into interpose/ is found by name, without objects",
           got and "core/mutex/lock calls up into interpose/wrap (uses nap" in got[0], got)
-    return failed
+    return checks.failed
 
 
 def main():
@@ -572,18 +577,10 @@ def main():
         return 1 if self_test() else 0
     root = sys.argv[1]
     objdir = sys.argv[2] if len(sys.argv) > 2 else None
-    known = set()
-    listed = os.path.join(root, "tests", "layers", "known_circles.txt")
-    if objdir and os.path.exists(listed):
-        with open(listed) as f:
-            known = {frozenset(line.split()) for line in f
-                     if line.strip() and not line.startswith("#")}
-    allowed = set()
-    listed = os.path.join(root, "tests", "layers", "known_up_calls.txt")
-    if os.path.exists(listed):
-        with open(listed) as f:
-            allowed = {tuple(line.split()) for line in f
-                       if line.strip() and not line.startswith("#")}
+    lists = os.path.join(root, "tests", "layers")
+    known = ({frozenset(e) for e in listed_lines(os.path.join(lists, "known_circles.txt"))}
+             if objdir else set())
+    allowed = {tuple(e) for e in listed_lines(os.path.join(lists, "known_up_calls.txt"))}
     found = problems(root, objdir, known, allowed)
     for p in found:
         print(p)

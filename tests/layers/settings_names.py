@@ -30,7 +30,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from include_graph import tree  # noqa: E402  (the self-tests' fake trees)
+from include_graph import Checks, tree  # noqa: E402  (the self-tests' fake trees and lines)
 
 OPTION_ROW = re.compile(r'^\s*LS_OPTION\(\s*(\w+)\s*,', re.M)
 SETTING_ROW = re.compile(r'^\s*LS_SETTING\(\s*(\w+)\s*,', re.M)
@@ -162,33 +162,23 @@ def self_test():
         ("an old name that is gone stays listed",
          {"backends/queued.c": ""}, "remove it from OLD_NAMES"),
     ]
-    failed = 0
+    checks = Checks()
     into = tempfile.mkdtemp(prefix="settings-")
     got = problems(tree(good, into), described, 64)
-    if got:
-        print(f"FAIL - self-test: well-named settings give {got}")
-        failed += 1
-    else:
-        print("ok - self-test: well-named settings pass")
+    checks.check("well-named settings pass", not got, got or "no problem")
     for what, change, expect in bad:
-        got = [p for p in problems(tree({**good, **change}, into)) if expect in p]
-        if got:
-            print(f"ok - self-test: {what} is found ({got[0]})")
-        else:
-            print(f"FAIL - self-test: {what} is not found ({problems(tree({**good, **change}, into))})")
-            failed += 1
+        all_got = problems(tree({**good, **change}, into))
+        got = [p for p in all_got if expect in p]
+        checks.check(f"{what} is found", got, got[0] if got else all_got)
     more = dict(described, options=described["options"] + [{"name": "LOCKSWAP_HIDDEN"}])
-    got = problems(tree(good, into), more, 64)
-    ok = [p for p in got if "no LS_OPTION or LS_SETTING row" in p]
-    print(f"ok - self-test: an option the library lists but no row declares is found ({ok[0]})" if ok
-          else f"FAIL - self-test: an option without a row is not found ({got})")
-    failed += 0 if ok else 1
+    got = [p for p in problems(tree(good, into), more, 64) if "no LS_OPTION or LS_SETTING row" in p]
+    checks.check("an option the library lists but no row declares is found", got,
+                 got[0] if got else "not found")
     got = [p for p in problems(tree(good, into), described, 7) if "an arm can set" in p]
-    print(f"ok - self-test: more options than an arm can set is found ({got[0]})" if got
-          else "FAIL - self-test: more options than LS_OPTIONS_MAX is not found")
-    failed += 0 if got else 1
+    checks.check("more options than an arm can set (LS_OPTIONS_MAX) is found", got,
+                 got[0] if got else "not found")
     shutil.rmtree(into)
-    return failed
+    return checks.failed
 
 
 def main():
