@@ -23,6 +23,8 @@ static const struct ls_option slice_settings[] = {
 		"slice: keep slices whose owner came back slowly when it was preempted and got under half a CPU (no CPU was free for the parallel work a slice gives up)")
 	LS_SETTING(SLICE_SEATS, UINT, "0", 0, 4096, "auto", &ls_slice_seats,
 		"slice: groups, where the lock is not the bottleneck but more threads wait than this: the lock is held by a group of this many threads at a time, rotated in FIFO order (fairer there, about 10% slower); auto: the CPUs the process may use + 1; 0 or 1: no groups (the lock stays open there)")
+	LS_SETTING(SLICE_WAKE_US, UINT, "0", 0, 1000000, "", &ls_slice_wake_us,
+		"slice: an owner whose slice is spent wakes the oldest waiter and keeps the slice until that waiter runs, for at most this many microseconds, so that the lock is handed to a thread on a CPU, not to one still waking up (for many-core machines; within the noise on 2 CPUs); 0, the default: hand it over at once")
 	LS_SETTING(SLICE_COUNTS, BOOL, "off", 0, 1, "", &ls_slice_counts_on,
 		"slice: print what the slices did (opened, handed over, ended as not paying, by a condvar wait, taken over; acquisitions and microseconds per slice, and the time from a hand-over to the new owner's first acquisition) to stderr at exit")
 	LS_SETTING(SLICE_SHARES, CHOICE, "equal", 0, 0, "equal|nice", &ls_slice_shares,
@@ -45,11 +47,13 @@ __attribute__((destructor)) static void slice_print_counts(void)
 	         " cond_ends=%" PRIu64 " takeovers=%" PRIu64 " flushes=%" PRIu64 " groups=%" PRIu64
 	         " seats=%" PRIu64 " backed_out=%" PRIu64 " acqs_per_slice=%" PRIu64
 	         " us_per_slice=%" PRIu64 " probes=%" PRIu64 " probes_short=%" PRIu64
-	         " probe_gap_ns=%" PRIu64 " ns_per_handover=%" PRIu64 "\n",
+	         " probe_gap_ns=%" PRIu64 " ns_per_handover=%" PRIu64 " called=%" PRIu64
+	         " awake=%" PRIu64 "\n",
 	         V(opened), V(queued), V(quiet), V(handovers), V(closed), V(not_paying),
 	         V(cond_ends), V(takeovers), V(flushes), V(groups), V(seats), V(backed_out),
 	         ended ? V(acqs) / ended : 0, ended ? V(us) / ended : 0, V(probes), V(probes_short),
-	         V(probes) ? V(probe_gap_ns) / V(probes) : 0, V(gaps) ? V(gap_ns) / V(gaps) : 0);
+	         V(probes) ? V(probe_gap_ns) / V(probes) : 0, V(gaps) ? V(gap_ns) / V(gaps) : 0,
+	         V(called), V(awake));
 #undef V
 	ls_say(line);
 }

@@ -24,8 +24,12 @@
 #              everyday programs that are not lock-bound (those the machine
 #              has: make, sort, python3 at least; default >= 1.00x glibc)
 #              (150 s)
-# Budgets add up to 750 s, over one command's 10 minutes: run it as two,
-# PARTS="default bcs capacitor" (510 s), then PARTS="seeds issue45" (240 s);
+#   wake       scripts/manycore/wake.sh: waking the slice's head before the
+#              hand-over (LOCKSWAP_SLICE_WAKE_US=100, off by default) against
+#              the default, short and shorter sections at 4 / 8 / 16 threads
+#              (90 s)
+# Budgets add up to 840 s, over one command's 10 minutes: run it as two,
+# PARTS="default bcs capacitor" (510 s), then PARTS="seeds issue45 wake" (330 s);
 # the parts' own settings keep each inside its budget.
 #
 # Before: build here (`make -j2 all`), then carry build/, liblockswap.so and,
@@ -39,7 +43,7 @@
 set -u
 cd "$(dirname "$0")/.."
 OUT=${1:-out/manycore-issue38}
-read -r -a PARTS <<<"${PARTS:-default bcs capacitor seeds issue45}"
+read -r -a PARTS <<<"${PARTS:-default bcs capacitor seeds issue45 wake}"
 PY=${PY:-$(command -v /usr/bin/python3 || command -v python3)}
 export PY
 QUICK=${LS_MANYCORE_QUICK:-}
@@ -91,7 +95,8 @@ for part in "${PARTS[@]}"; do
 	capacitor) budget=150 ;;
 	seeds)     budget=90 ;;
 	issue45)   budget=150 ;;
-	*) say "unknown part '$part' (default bcs capacitor seeds issue45)"; exit 2 ;;
+	wake)      budget=90 ;;
+	*) say "unknown part '$part' (default bcs capacitor seeds issue45 wake)"; exit 2 ;;
 	esac
 	dir=$OUT/$part
 	mkdir -p "$dir"

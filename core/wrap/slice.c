@@ -2,6 +2,7 @@
 #include "slice_share.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include "../runtime/probes.h"
@@ -14,6 +15,7 @@ _Atomic unsigned ls_slice_us = 250;
 _Atomic unsigned ls_slice_gap_ns = 300;
 _Atomic unsigned ls_slice_busy_pays = 1;
 _Atomic unsigned ls_slice_seats = 0;
+_Atomic unsigned ls_slice_wake_us = 0;
 _Atomic(ls_slice_trace_fn) ls_slice_trace;
 _Atomic unsigned ls_slice_counts_on;
 struct ls_slice_counts ls_slice_counts;
@@ -21,7 +23,10 @@ __thread struct ls_slice_self ls_slice_self __attribute__((tls_model("initial-ex
 
 #define NEXT_MASK (LS_SL_TICKET_MASK << LS_SL_NEXT_SHIFT)
 /* What a slice's end clears: no owner, no group, no watch. */
-#define SLICE_BITS (LS_SL_OWNED | LS_SL_GROUP | LS_SL_RUN | LS_SL_MARKED | LS_SL_MARK_MASK)
+#define SLICE_BITS                                                                       \
+	(LS_SL_OWNED | LS_SL_GROUP | LS_SL_RUN | LS_SL_MARKED | LS_SL_MARK_MASK | CALL_BITS)
+/* The call (call_head): cleared at every slice's start and end. */
+#define CALL_BITS (LS_SL_AWAKE | LS_SL_CALLED | LS_SL_CALLER_MASK)
 
 unsigned ls_slice_group_size(void)
 {
@@ -271,6 +276,9 @@ static void own(struct ls_slice *r, uint32_t gen, bool group)
 	s->bar = atomic_load_explicit(&ls_slice_gap_ns, memory_order_relaxed) * per_us / 1000u;
 	s->dense = LS_SLICE_DENSE_NS * per_us / 1000u;
 	s->entry = entry_ticks();
+	s->wake_limit = atomic_load_explicit(&ls_slice_wake_us, memory_order_relaxed) * per_us;
+	/* A group's members pass seats, not slices: no head to call. */
+	s->called = group || s->wake_limit == 0;
 	s->start = s->rel = s->acq = ls_ticks();
 	s->rng = (uint32_t)s->start | 1u; /* xorshift32: any state but 0 */
 	/* Only an owner alone asks pays() whether it was preempted. */
@@ -349,6 +357,8 @@ static bool pays(const struct ls_slice_self *s, uint64_t now, bool final)
 static void end_slice(struct ls_slice *r, const struct ls_lockable *in, void *inner, bool paying,
                       bool hot)
 {
+	uint32_t gen = ls_slice_self.gen;
+	bool member = ls_slice_self.group;
 	ls_slice_self.lock = NULL;
 	if (atomic_load_explicit(&ls_slice_counts_on, memory_order_relaxed)) {
 		count(&ls_slice_counts.acqs, ls_slice_self.n);
@@ -364,6 +374,13 @@ static void end_slice(struct ls_slice *r, const struct ls_lockable *in, void *in
 			renew(r, in, inner, w);
 			return;
 		}
+		/* Taken from this owner while it was on its way here (it was
+		 * descheduled in its release): by the watch, or by a head it
+		 * had called (spin_for_hand_over).  The slice now in the word is
+		 * the taker's, not this owner's to end (a member of an earlier
+		 * group goes on while GROUP is set, as ls_slice_mine says). */
+		if ((w & LS_SL_OWNED) && ls_slice_gen_of(w) != gen && !(member && (w & LS_SL_GROUP)))
+			return;
 		uint32_t queue = ls_slice_queue_of(w);
 		bool group = !paying && k != 0 && queue >= k && !(w & LS_SL_GHOST);
 		from = to = ls_slice_grant_of(w);
@@ -492,6 +509,54 @@ static void prove(struct ls_slice *r, uint32_t gen)
 			return;
 }
 
+/* The calling thread's CPU as 6 bits, 1..63 (0: unknown): a hint (two
+ * CPUs 63 apart share a tag; the thread may move). */
+static uint32_t cpu_tag(void)
+{
+	int cpu = sched_getcpu();
+	return cpu < 0 ? 0 : 1u + (uint32_t)cpu % 63u;
+}
+
+/* The slice is spent and goes to the head (a paying hand-over): true if
+ * the owner keeps it a little longer, until the head runs.  A hand-over
+ * to a parked head costs a wake-up, during which nobody holds the lock:
+ * 20-46 us on the project's 2-vCPU VM (ns_per_handover of
+ * LOCKSWAP_SLICE_COUNTS, MutexBench's shorter section at 8 and 32
+ * threads, slices of 300-600 us: 8-12% of the lock's time), about 7 us
+ * on a many-core machine.  So the owner marks the slice CALLED, wakes the
+ * head and goes on using the lock; the head, running, sets AWAKE and
+ * spins (spin_for_hand_over); the owner's next timed release (about
+ * LS_SLICE_SAMPLE_EVERY acquisitions later) sees AWAKE and hands over to
+ * a thread already on a CPU: ShflLock's lesson, and the waiting policy's
+ * (core/runtime/wait.h, "Who waits awake?").  The slice grows by the
+ * wake-up, at most LOCKSWAP_SLICE_WAKE_US; every slice grows alike, so
+ * the shares do not move.  An owner that stops calling the lock once it
+ * has called is not waited for: its head takes the slice over when its
+ * spin runs out (spin_for_hand_over).  CALLED is seq_cst, before the
+ * wake, so that the woken head, which reads the word seq_cst, finds it
+ * (the waiting array's pairing, core/runtime/twa.h); AWAKE is a hint and
+ * relaxed. */
+static bool call_head(struct ls_slice *r, struct ls_slice_self *s, uint64_t now)
+{
+	uint64_t w = atomic_load_explicit(&r->word, memory_order_relaxed);
+	if (w & LS_SL_AWAKE) {
+		count(&ls_slice_counts.awake, 1);
+		return false; /* the head runs: hand over */
+	}
+	if (s->called)
+		return ls_ticks_since(s->called_at, now) < s->wake_limit;
+	s->called = true;
+	s->called_at = now;
+	if (w & LS_SL_GHOST)
+		return false; /* the end flushes: nobody in particular to call */
+	w = atomic_fetch_or_explicit(&r->word, LS_SL_CALLED | (uint64_t)cpu_tag() << LS_SL_CALLER_SHIFT,
+	                             memory_order_seq_cst);
+	count(&ls_slice_counts.called, 1);
+	traced(r, LS_SL_TRACE_CALLED, ls_slice_grant_of(w), 0);
+	ls_twa_wake(ls_twa_bucket(r, ls_slice_grant_of(w)));
+	return true;
+}
+
 void ls_slice_unlock_end(struct ls_slice *r, const struct ls_lockable *in, void *inner,
                          uint64_t now)
 {
@@ -539,6 +604,8 @@ void ls_slice_released_end(struct ls_slice *r, const struct ls_lockable *in, voi
 			prove(r, s->gen);
 		return;
 	}
+	if (spent && paying && waited && call_head(r, s, now))
+		return;
 	struct ls_wait_scope sc;
 	/* Quiet: an unlock is no cancellation point, and a wake must not be
 	 * cut from the grant it announces. */
@@ -596,6 +663,9 @@ void ls_slice_unlock_to_wait(struct ls_slice *r, const struct ls_lockable *in, v
 /* ---- waiting ---------------------------------------------------------- */
 
 enum { TURN_OWNER, TURN_PLAIN };
+/* What a called head does after its spin (spin_for_hand_over), besides
+ * TURN_OWNER. */
+enum { LOOK_AGAIN = -2, PARK = -1 };
 
 struct leave_ctx {
 	struct ls_slice *r;
@@ -718,6 +788,25 @@ static uint64_t watch_units(void)
 	return units < WATCH_MAX_UNITS ? units : WATCH_MAX_UNITS;
 }
 
+/* Ticket t's waiter has taken the slice (word nw), with the n - 1 tickets
+ * after it as the other members of a group: from a stalled owner (ev
+ * TAKEOVER, the watch), or as the hand-over a spent slice's owner called
+ * for and did not come back to make (ev HANDOVER, spin_for_hand_over).
+ * Wake the other members and the new head, and own it. */
+static int took_over(struct ls_slice *r, uint32_t t, uint32_t n, uint64_t nw, int ev)
+{
+	traced(r, ev, t, 0);
+	if (ev == LS_SL_TRACE_HANDOVER) {
+		if (atomic_load_explicit(&ls_slice_counts_on, memory_order_relaxed))
+			atomic_store_explicit(&ls_slice_counts.last_handover, ls_ticks(),
+			                      memory_order_relaxed);
+		LS_PROBE3(slice_handover, r, t & LS_SL_TICKET_MASK, 1);
+	}
+	wake_range(r, t + 1, t + n + (ls_slice_queue_of(nw) != 0));
+	own(r, ls_slice_gen_of(nw), (nw & LS_SL_GROUP) != 0);
+	return TURN_OWNER;
+}
+
 /* The watch, by ticket t's waiter after a timed park: the head (t ==
  * grant), and every waiter while GHOST is set, parks with a timeout of a
  * watch period (LS_SLICE_WATCH_FACTOR x LOCKSWAP_SLICE_US).  The first
@@ -783,7 +872,8 @@ static int watch(struct leave_ctx *x)
 				uint32_t k = ls_slice_group_size(), queue = ls_slice_queue_of(w);
 				n = (w & LS_SL_GROUP) && k ? (queue < k ? queue : k) : 1;
 				nw = with_next_gen(with_grant(w, t + n)) &
-				     ~(LS_SL_RUN | LS_SL_MARKED | LS_SL_MARK_MASK | LS_SL_PROVEN);
+				     ~(LS_SL_RUN | LS_SL_MARKED | LS_SL_MARK_MASK | LS_SL_PROVEN |
+				       CALL_BITS);
 			} else
 				return -1;
 		}
@@ -804,11 +894,7 @@ static int watch(struct leave_ctx *x)
 		wake_range(r, ls_slice_grant_of(w), ls_slice_next_of(w));
 		return TURN_PLAIN;
 	}
-	traced(r, LS_SL_TRACE_TAKEOVER, t, 0);
-	/* The other new members, and the new head. */
-	wake_range(r, t + 1, t + n + (ls_slice_queue_of(nw) != 0));
-	own(r, ls_slice_gen_of(nw), (nw & LS_SL_GROUP) != 0);
-	return TURN_OWNER;
+	return took_over(r, t, n, nw, LS_SL_TRACE_TAKEOVER);
 }
 
 /* The earlier of a watch period from now and the caller's deadline, on
@@ -827,6 +913,76 @@ static struct timespec park_until(clockid_t clock, const struct timespec *abstim
 	return *watching ? w : *abstime;
 }
 
+/* Spin while the bucket's sequence is still seq, as long as the waiting
+ * policy lets the caller (a CPU free for it, the queue waiter's time
+ * budget: core/runtime/wait.h).  True: it moved. */
+static bool spin_on_bucket(const struct ls_slice *r, struct ls_twa_bucket *bk, uint32_t seq)
+{
+	bool moved = false;
+	struct ls_spin sp;
+	if (!ls_spin_start_queued(&sp, r))
+		return false;
+	while (ls_spin_more(&sp))
+		if ((moved = atomic_load_explicit(&bk->seq, memory_order_acquire) != seq))
+			break;
+	ls_spin_stop(&sp, moved);
+	return moved;
+}
+
+/* The head t, called by the owner of a spent slice (word w: CALLED,
+ * call_head), entered in its bucket at seq: say that it runs (AWAKE) and
+ * spin until the bucket moves (the hand-over moves it, since the head
+ * stays entered: ls_twa_wake increments it while anyone is).  It polls
+ * the bucket, not the slice word: the word shares its cache line with the
+ * inner lock, and every poll of it would cost the owner, still taking
+ * that lock, a miss.  If the spin runs out while the slice that called is
+ * still on and the inner lock is free, the owner has had a spin budget's
+ * worth of releases to see AWAKE and did not come: it went away, or
+ * stopped running, after its slice was spent: the head takes the
+ * hand-over it was called for (traced and counted as one), as the watch
+ * would take the slice over a period later:
+ *   CALLED, t == g, inner lock free  (g, n, OWNED|CALLED)  -> (g+1, n, OWNED)
+ *                                    gen+1: the head owns it; wake g+1
+ * Otherwise it clears AWAKE (the owner then stops waiting for it) and
+ * parks.  Returns TURN_OWNER (taken over), LOOK_AGAIN (the bucket moved)
+ * or PARK. */
+static int spin_for_hand_over(struct leave_ctx *x, struct ls_twa_bucket *bk, uint32_t seq,
+                              uint64_t w)
+{
+	struct ls_slice *r = x->r;
+	uint32_t t = x->t, gen = ls_slice_gen_of(w);
+	/* relaxed: a hint to the owner; the hand-over is end_slice's CAS. */
+	if (!(w & LS_SL_AWAKE))
+		atomic_fetch_or_explicit(&r->word, LS_SL_AWAKE, memory_order_relaxed);
+	/* The wake-up put the head on the CPU its owner called from (on the
+	 * project's 2-vCPU VM, about half the calls): a spin there would keep
+	 * the owner from the release that hands over.  AWAKE still tells the
+	 * owner to hand over now, to a head that will run once it leaves the
+	 * CPU, as before there was a call. */
+	uint32_t caller = (uint32_t)((w & LS_SL_CALLER_MASK) >> LS_SL_CALLER_SHIFT);
+	if (caller != 0 && caller == cpu_tag())
+		return PARK;
+	if (spin_on_bucket(r, bk, seq))
+		return LOOK_AGAIN;
+	w = atomic_load_explicit(&r->word, memory_order_relaxed);
+	uint64_t nw;
+	do {
+		if (!(w & LS_SL_OWNED) || ls_slice_gen_of(w) != gen)
+			return LOOK_AGAIN; /* the slice ended meanwhile */
+		if ((w & LS_SL_GHOST) || ls_slice_grant_of(w) != t || x->in->is_locked(x->inner))
+			nw = w & ~LS_SL_AWAKE;
+		else
+			nw = with_next_gen(with_grant(w, t + 1)) &
+			     ~(LS_SL_RUN | LS_SL_MARKED | LS_SL_MARK_MASK | LS_SL_PROVEN | CALL_BITS);
+		/* seq_cst: may move grant (core/runtime/twa.h). */
+	} while (!atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_seq_cst,
+	                                                memory_order_relaxed));
+	if (ls_slice_gen_of(nw) == gen)
+		return PARK;
+	ls_slice_mirror(r, x->in, x->inner);
+	return took_over(r, t, 1, nw, LS_SL_TRACE_HANDOVER);
+}
+
 /* Park until ticket t is served: TURN_OWNER, TURN_PLAIN, or ETIMEDOUT
  * (ticket given up). */
 static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec *abstime)
@@ -834,6 +990,7 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 	struct ls_slice *r = x->r;
 	bool expired = abstime && ls_timespec_negative(abstime);
 	struct ls_twa_bucket *bk = ls_twa_bucket(r, x->t);
+	uint32_t spun_gen = UINT32_MAX; /* the slice whose call this head answered */
 	for (;;) {
 		uint32_t seq = ls_twa_enter(bk);
 		x->parked = bk;
@@ -854,7 +1011,21 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 				struct timespec until =
 					park_until(clock, abstime,
 					           unproven ? 1 : LS_SLICE_WATCH_FACTOR, &watching);
-				pr = ls_park(&bk->seq, seq, clock, &until);
+				/* Called (call_head): answer once per slice.  Not a
+				 * timed lock: a spin would not watch its deadline. */
+				int sp = PARK;
+				if ((w & (LS_SL_CALLED | LS_SL_GROUP | LS_SL_GHOST)) == LS_SL_CALLED &&
+				    x->t == ls_slice_grant_of(w) && !abstime &&
+				    ls_slice_gen_of(w) != spun_gen) {
+					spun_gen = ls_slice_gen_of(w);
+					sp = spin_for_hand_over(x, bk, seq, w);
+				}
+				if (sp == TURN_OWNER) {
+					x->parked = NULL;
+					ls_twa_leave(bk);
+					return TURN_OWNER;
+				}
+				pr = sp == LOOK_AGAIN ? 0 : ls_park(&bk->seq, seq, clock, &until);
 			} else {
 				pr = ls_park(&bk->seq, seq, clock, abstime);
 			}
@@ -936,7 +1107,8 @@ static int arrive(struct leave_ctx *x)
 				count(&ls_slice_counts.quiet, 1);
 				return TURN_PLAIN;
 			}
-			nw = with_next_gen(w | LS_SL_OWNED) & ~(LS_SL_QUIET | LS_SL_RUN | LS_SL_GROUP);
+			nw = with_next_gen(w | LS_SL_OWNED) &
+			     ~(LS_SL_QUIET | LS_SL_RUN | LS_SL_GROUP | CALL_BITS);
 			turn = TURN_OWNER;
 		} else {
 			nw = with_next(w, ls_slice_next_of(w) + 1);

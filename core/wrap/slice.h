@@ -34,7 +34,10 @@
  *     the lock opens rather than going to the FIFO head
  *     (ls_slice_unlock_to_wait);
  *   - LOCKSWAP_SLICE_SHARES=nice scales each slice by its owner's CFS
- *     weight (slice_share.h).
+ *     weight (slice_share.h);
+ *   - LOCKSWAP_SLICE_WAKE_US (off by default): the owner of a spent slice
+ *     wakes the head and keeps the slice until the head runs, so that the
+ *     lock goes to a thread on a CPU (call_head, spin_for_hand_over).
  *
  * Mutual exclusion is always the inner lock's: this word only decides who
  * may try.  Every mistake it can make under races (a stale owner, two
@@ -54,7 +57,12 @@
  *   bits 32..39  gen     slice generation, +1 at every slice start
  *   bits 40..46  epoch   low 7 bits of ls_fork_epoch
  *   bit  47      GROUP   the slice is a group's (OWNED set too)
- *   bits 48..55  quiet   coarse time (units of 2^20 ns) the quiet ends
+ *   bits 48..55  quiet   coarse time (units of 2^20 ns) the quiet ends;
+ *                        while OWNED, bit 49 is CALLED: the slice is
+ *                        spent and its owner has woken the head; bits
+ *                        50..55 the owner's CPU then (+1, modulo 63; 0:
+ *                        unknown); bit 48 AWAKE: that head runs
+ *                        (slice.c call_head)
  *   bits 56..62  mark    coarse time (units of 2^20 ns, 7 bits) a waiter
  *                        began to watch the owner
  *   bit  63      MARKED  a waiter watches: the owner clears it (and the
@@ -129,6 +137,10 @@
 #define LS_SL_GROUP (1ull << 47)
 #define LS_SL_QUIET_SHIFT 48
 #define LS_SL_QUIET_MASK (0xffull << LS_SL_QUIET_SHIFT)
+#define LS_SL_AWAKE (1ull << LS_SL_QUIET_SHIFT)        /* while OWNED (slice.c call_head) */
+#define LS_SL_CALLED (1ull << (LS_SL_QUIET_SHIFT + 1)) /* while OWNED (slice.c call_head) */
+#define LS_SL_CALLER_SHIFT (LS_SL_QUIET_SHIFT + 2)
+#define LS_SL_CALLER_MASK (0x3full << LS_SL_CALLER_SHIFT) /* while OWNED: the caller's CPU */
 #define LS_SL_MARK_SHIFT 56
 #define LS_SL_MARK_MASK (0x7full << LS_SL_MARK_SHIFT)
 #define LS_SL_MARKED (1ull << 63)
@@ -150,6 +162,7 @@ extern _Atomic unsigned ls_slice_us;     /* LOCKSWAP_SLICE_US: hold budget */
 extern _Atomic unsigned ls_slice_gap_ns; /* LOCKSWAP_SLICE_GAP_NS: the probe's bar */
 extern _Atomic unsigned ls_slice_busy_pays; /* LOCKSWAP_SLICE_BUSY: no free CPU, slices pay */
 extern _Atomic unsigned ls_slice_seats;  /* LOCKSWAP_SLICE_SEATS: a group slice's members (0: off) */
+extern _Atomic unsigned ls_slice_wake_us; /* LOCKSWAP_SLICE_WAKE_US: keep a spent slice while the head wakes */
 
 /* Members of a group slice (LOCKSWAP_SLICE_SEATS resolved); 0: groups off. */
 unsigned ls_slice_group_size(void);
@@ -174,6 +187,7 @@ struct ls_slice_self {
 	uint32_t rng;                /* xorshift32 state: where the next sample falls */
 	bool timed;                  /* the current acquisition's hold is timed */
 	bool group;                  /* a member of a group slice, not its only owner */
+	bool called;                 /* the head was called (or will not be: call_head) */
 	uint64_t start;              /* ticks: the slice began */
 	uint64_t acq;                /* ticks: the current acquisition began */
 	uint64_t rel;                /* ticks: the last release */
@@ -183,6 +197,8 @@ struct ls_slice_self {
 	uint64_t bar;                /* LOCKSWAP_SLICE_GAP_NS in ticks */
 	uint64_t dense;              /* LS_SLICE_DENSE_NS in ticks */
 	uint64_t entry;              /* ticks of a lock call, not counted as hold */
+	uint64_t called_at;          /* ticks: the head was called */
+	uint64_t wake_limit;         /* LOCKSWAP_SLICE_WAKE_US in ticks */
 	struct ls_cpu_use {
 		uint64_t cpu_us;     /* CPU time, user + system */
 		uint64_t preempted;  /* involuntary context switches */
@@ -206,6 +222,7 @@ enum {
 	LS_SL_TRACE_GROUP,     /* tickets t..t+ahead-1 are handed a group slice */
 	LS_SL_TRACE_SEAT,      /* a leaving member passes its seat to ticket `t` */
 	LS_SL_TRACE_FLUSH_SHARED, /* the owner waits behind shared holders: all let go */
+	LS_SL_TRACE_CALLED,    /* the owner of a spent slice woke its head `t` (call_head) */
 };
 typedef void (*ls_slice_trace_fn)(const void *r, int event, uint32_t t, uint32_t ahead);
 extern _Atomic(ls_slice_trace_fn) ls_slice_trace;
@@ -236,6 +253,8 @@ struct ls_slice_counts {
 	_Atomic uint64_t gap_ns;      /* hand-over to the new owner's first acquisition, ns */
 	_Atomic uint64_t gaps;        /* ...hand-overs timed so */
 	_Atomic uint64_t last_handover; /* ticks of the latest hand-over (while counting) */
+	_Atomic uint64_t called;      /* heads woken before their hand-over (call_head) */
+	_Atomic uint64_t awake;       /* ...that ran in time: handed over awake */
 };
 extern _Atomic unsigned ls_slice_counts_on;
 extern struct ls_slice_counts ls_slice_counts;
