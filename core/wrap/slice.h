@@ -152,7 +152,7 @@
 #define LS_SLICE_WATCH_FACTOR 4u  /* head watch period = factor x budget */
 #define LS_SLICE_QUIET_UNITS 64u  /* quiet period, units of 2^20 ns */
 #define LS_SLICE_CLOSE_QUIET_UNITS 8u /* after a slice that nobody waited for */
-#define LS_SLICE_SAMPLE_EVERY 16u /* after the probe, one hold in ~16 is timed... */
+#define LS_SLICE_SAMPLE_EVERY 64u /* after the probe, one hold in ~64 is timed... */
 #define LS_SLICE_DENSE_NS 1000u   /* ...while acquisitions come more often than this */
 #define LS_SLICE_GROUP_RENEW 8u  /* about one seat's end in 8 starts a new group */
 #define LS_SLICE_SEATS_AUTO 0xffffffffu /* ls_slice_seats: the CPUs the process may use, + 1 */
@@ -307,7 +307,11 @@ static inline bool ls_slice_mine(const struct ls_slice *r, uint64_t w)
  * lock's own atomic instruction (~10 ns on the project's VM).  With two
  * reads per acquisition an owner ran MutexBench's short section at 13.5 M
  * acquisitions/s (8 threads on 2 CPUs; one thread alone: 31 M/s), with
- * one hold in 16 timed at 23-24 M/s.  The reads are ordered (see
+ * one hold in 16 timed at 23-24 M/s.  One in 64 (issue 45) gained another
+ * 4% at 8 and 32 threads on the short and shorter sections, min share
+ * unchanged within 0.02 (15 interleaved rounds each, docs/results.md
+ * section 23): an ordered clock read and its accounting cost about 70
+ * cycles, a tenth of a timed pair.  The reads are ordered (see
  * entry_ticks in slice.c for why). */
 static inline void ls_slice_owner_enter(void)
 {
@@ -440,7 +444,7 @@ static inline uint32_t ls_slice_next_sample(struct ls_slice_self *s)
  * LS_SLICE_DENSE_NS on average since the last timed release (where two
  * clock reads cost a few percent at most, each is timed): a slice then
  * overruns its budget or wall limit by at most 2 x LS_SLICE_SAMPLE_EVERY
- * - 1 acquisitions of about that length, ~31 us, not 31 long holds. */
+ * - 1 acquisitions of about that length, ~127 us, not 127 long holds. */
 static inline uint64_t ls_slice_owner_release(void)
 {
 	struct ls_slice_self *s = &ls_slice_self;
