@@ -31,13 +31,10 @@
  * Over a backend with claims (backends/inline_verbs.h; futex on x86-64)
  * the holder word is kept in the lock state, and the unlock frees the
  * mutex naming this thread, so that no owner change, contended or not,
- * writes inside the critical section (claim_unlock).  futex's lock takes
- * the mutex whatever it names and compares the name after (take_lock);
- * while the process has one thread, its try is a claim, which takes the
- * mutex and tests the name in one plain compare (claim_lock).  slice:futex,
- * the default, claims with threads too, after a test for a running slice
- * or a parked thread (a compare-and-swap: its common case then has no
- * owner change to compute; slice_atomic_lock says what that trades).
+ * writes inside the critical section (claim_unlock).  The lock takes the
+ * mutex whatever it names and compares the name after (take_lock); while
+ * the process has one thread, its try is a claim, which takes the mutex
+ * and tests the name in one plain compare (claim_lock).
  *
  * Two tables: one over the backend's atomic verbs, and, when the backend
  * has a single-threaded table, one over that, which the gate holds while
@@ -269,9 +266,8 @@ static struct ls_lock_ops futex_atomic_table = COUNTING(futex_atomic_lock, futex
 
 /* slice:futex, the default backend, whose verbs inline too
  * (backends/inline_verbs.h): the futex lock's tries and claims at its lock
- * word (claims with threads too, slice_atomic_lock), the take with the
- * reservation's test, and an unlock that names the caller without
- * clearing the reservation. */
+ * word, the take with the reservation's test, and an unlock that names
+ * the caller without clearing the reservation. */
 static void slice_single_unlock(void *s)
 {
 	count_unlock(ls_slice_futex_inline_unlock, s);
@@ -305,78 +301,17 @@ static __attribute__((noinline)) int slice_reserved(void *s, uintptr_t site)
 		return ls_mutex_counted_blocked(s, site);
 	return taken(ls_slice_futex_inline_name, s, site);
 }
-static bool slice_claim(void *s, uint64_t mine, uint64_t *seen, uint64_t *to)
+static int slice_atomic_lock(void *s)
 {
-	return ls_futex_inline_claim(ls_slice_futex_inline_word(s), mine, seen, to);
-}
-/* The take's path: the bit test takes only a free lock whatever else the
- * word says; a slice running then asks slice_reserved; the owner change
- * is counted from the name (the unlock keeps naming its caller, so that a
- * thread that got the lock by waiting writes nothing inside its critical
- * section: stats/hooks.h release_names). */
-static __attribute__((noinline)) int slice_take(void *s, uintptr_t site)
-{
+	uintptr_t site = SITE();
 	struct ls_slice_futex *l = s;
+	if (UNLIKELY(!ls_stats_quick_take()))
+		return ls_mutex_counted_declined(s, site);
 	if (UNLIKELY(!ls_sf_take(&l->word)))
 		return ls_mutex_counted_blocked(s, site);
 	if (UNLIKELY(ls_sf_reserved(&l->word)))
 		return slice_reserved(s, site);
 	return taken(ls_slice_futex_inline_name, s, site);
-}
-/* The atomic table's claim failed (`seen`: the 8 bytes it found): held
- * then, the blocked protocol, with no second locked instruction on a line
- * that the holder and its waiters use; free (another thread released it
- * last, or a slice or a parked thread came since the test before the
- * claim), the take's path. */
-static __attribute__((noinline)) int slice_atomic_other(void *s, uintptr_t site, uint64_t seen,
-                                                        uint64_t to)
-{
-	(void)to;
-	if ((uint32_t)seen & LS_SF_HELD)
-		return ls_mutex_counted_blocked(s, site);
-	return slice_take(s, site);
-}
-/* A slice runs or a thread may be parked: bits that fail a claim, so
- * that their acquisitions (a slice owner's, every one while its slice
- * runs) go to the take first instead of after a failed compare-and-swap
- * (MutexBench at 2 threads, summary, over the build before the claim:
- * 0.926 without this test, 0.995 with it; docs/results.md 22).  One test of the word in memory, as ls_sf_reserved. */
-static inline bool slice_word_marked(struct ls_slice_futex *l)
-{
-#if LS_SF_ASM
-	bool set;
-	__asm__("testb %2, %1"
-	        : "=@ccnz"(set)
-	        : "m"(*(const uint8_t *)&l->word), "i"(LS_SF_PARKED | LS_SF_RESERVED));
-	return set;
-#else
-	return atomic_load_explicit(&l->word, memory_order_relaxed) & (LS_SF_PARKED | LS_SF_RESERVED);
-#endif
-}
-/* Once the process has threads: the claim, as while it has one.  Its
- * compare-and-swap tests in one instruction that the lock is free and
- * that this thread released it last, so that the common case has no
- * owner change to compute (3 instructions fewer per uncontended pair than
- * the take with its branchless owner change, docs/results.md 22).  The
- * price is on owner changes: the failed claim, then the take, two locked
- * instructions where the take alone was one; futex keeps the take, which
- * was measured for that trade (LevelDB readrandom at 8 threads,
- * 1.004-1.012x with the take over the claim; docs/stats.md "The take"). */
-static int slice_atomic_lock(void *s)
-{
-	uintptr_t site = SITE();
-	if (UNLIKELY(!ls_stats_quick_take()))
-		return ls_mutex_counted_declined(s, site);
-	if (UNLIKELY(slice_word_marked(s)))
-		return slice_take(s, site);
-	uint64_t seen, to;
-	if (UNLIKELY(!slice_claim(s, ls_stats_q.mine, &seen, &to)))
-		return slice_atomic_other(s, site, seen, to);
-	struct ls_stats_count *r = ls_stats_quick_row(&ls_mutex_of(s)->stats, 0, (uintptr_t)s);
-	if (UNLIKELY(r == NULL))
-		return ls_mutex_counted_first(s, site);
-	ls_stats_quick_count(r, site);
-	return (int)(uint32_t)seen;
 }
 static int slice_single_lock(void *s)
 {

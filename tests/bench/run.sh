@@ -334,6 +334,15 @@ if [ -f "$LIB" ]; then
 	          grep -cE '^\| 2 \| (futex|glibc|bcs|bcs-wf|combining) \| [0-9]')" -ne 5 ]; then
 		bad "$name" "tables: $(head -c 600 "$md")"
 	else ok "$name"; fi
+	# scripts/manycore/wake.sh end to end, tiny: a paired row for each
+	# section at 2 threads.
+	name="manycore/wake.sh runs end to end"
+	run env LS_MANYCORE_QUICK=1 bash "$ROOT/scripts/manycore/wake.sh" "$TMP/mcw"
+	md=$TMP/mcw/wake.md
+	if [ "$rc" -ne 0 ] || [ ! -f "$md" ]; then bad "$name" "exit $rc: $(tail -c 300 "$TMP/err")"
+	elif [ "$(grep -cE '^\| (short|shorter) \| 2 \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \|' "$md")" -ne 2 ]; then
+		bad "$name" "table: $(head -c 600 "$md")"
+	else ok "$name"; fi
 else
 	echo "ok - preloaded runs # SKIP $LIB not built"
 	pass=$((pass + 1))

@@ -534,13 +534,6 @@ static void test_hot_handover_proves(void **state)
 	}
 }
 
-/* -- the owner of a spent slice wakes its head and keeps the slice until
- * the head runs (LOCKSWAP_SLICE_WAKE_US, slice.c call_head).  An owner
- * that calls and then never comes back must not strand the head: the head
- * takes the hand-over itself when its spin runs out (or, if it could not
- * spin, the watch takes the slice over).  With the setting at 0 the spent
- * slice is handed over at that release, and nobody is called.  Slices of 5 ms, spent by one hold of
- * 6 ms; the bar is 100 ms, so every gap is short and the slice pays. */
 static void spin_us(long us)
 {
 	struct timespec a, b;
@@ -549,6 +542,15 @@ static void spin_us(long us)
 		clock_gettime(CLOCK_MONOTONIC, &b);
 	while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
 }
+
+/* -- the owner of a spent slice wakes its head and keeps the slice until
+ * the head runs (LOCKSWAP_SLICE_WAKE_US, slice.c call_head).  An owner
+ * that calls and then never comes back must not strand the head: the head
+ * takes the hand-over itself when its spin runs out (or, if it could not
+ * spin, the watch takes the slice over).  With the setting at 0 the spent
+ * slice is handed over at that release, and nobody is called.  Slices of
+ * 5 ms, spent by one hold of 6 ms; the bar is 100 ms, so every gap is
+ * short and the slice pays. */
 static void *calling_owner(void *arg)
 {
 	assert_int_equal(ops->lock(st), 0); /* opens a slice behind main's hold */
