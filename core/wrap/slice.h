@@ -310,8 +310,10 @@ static inline bool ls_slice_mine(const struct ls_slice *r, uint64_t w)
  * one hold in 16 timed at 23-24 M/s.  One in 64 (issue 45) gained another
  * 4% at 8 and 32 threads on the short and shorter sections, min share
  * unchanged within 0.02 (15 interleaved rounds each, docs/results.md
- * section 23): an ordered clock read and its accounting cost about 70
- * cycles, a tenth of a timed pair.  The reads are ordered (see
+ * section 23): a timed acquisition and release cost about 150
+ * instructions under callgrind, two ordered clock reads among them,
+ * against about 26 for an untimed pair's steps beyond the open lock's.
+ * The reads are ordered (see
  * entry_ticks in slice.c for why). */
 static inline void ls_slice_owner_enter(void)
 {
