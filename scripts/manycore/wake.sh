@@ -15,17 +15,8 @@
 # LS_MANYCORE_QUICK=1: threads 2, 0.1 s, 2 rounds (to check that it runs).
 set -eu
 out=${1:?usage: bash scripts/manycore/wake.sh OUTDIR}
-mkdir -p "$out"
-py=
-for p in /usr/bin/python3 python3; do
-	if "$p" -c 'import numpy' 2>/dev/null; then py=$p; break; fi
-done
-[ -n "$py" ] || { echo "wake.sh: no python3 with numpy" >&2; exit 2; }
-lib=$PWD/liblockswap.so
-bench=build/bench/mutexbench
-for f in "$lib" "$bench" scripts/lockswap; do
-	[ -e "$f" ] || { echo "wake.sh: $f is missing (build first, run from the repo root)" >&2; exit 2; }
-done
+. "$(dirname "$0")/setup.sh"
+manycore_setup wake.sh "$out"
 if [ "${LS_MANYCORE_QUICK:-0}" = 1 ]; then
 	threads="2" secs=0.1 runs=2
 else

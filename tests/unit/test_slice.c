@@ -382,6 +382,25 @@ static void begin_watch_case(int go_at, int after)
 	assert_int_equal(ops->lock(st), 0);
 }
 
+/* One watch case with one owner and one waiter: the owner arrives
+ * behind main's hold (opening a slice), the waiter queues behind it, main
+ * lets go and then, once the waiter is through, lets the owner return;
+ * the trace stops, the waiter got the lock, nothing is left behind. */
+static void owner_then_one_waiter(void *(*owner)(void *), int after)
+{
+	begin_watch_case(0, after);
+	pthread_t o = spawn_queued(owner, 0);
+	pthread_t w = spawn_queued(plain_waiter, 1);
+	ops->unlock(st);
+	atomic_store(&stop_go, 1);
+	join(w);
+	atomic_store(&stop_go, 2);
+	join(o);
+	atomic_store(&ls_slice_trace, NULL);
+	assert_int_equal(atomic_load(&got), 1);
+	assert_idle();
+}
+
 static void test_owner_stops(void **state)
 {
 	/* Slices of 5 ms (wall limit 20 ms): with 50 us ones the owner's
@@ -430,17 +449,7 @@ static void test_owner_stops_long_slices(void **state)
 	use("slice:futex", 200000, 100000000);
 	for (int attempt = 0;; attempt++) {
 		assert_true(attempt < 5); /* the owner never passed its probe */
-		begin_watch_case(0, LS_SLICE_PROBE_N + 8);
-		pthread_t o = spawn_queued(stopping_owner, 0);
-		pthread_t w = spawn_queued(plain_waiter, 1);
-		ops->unlock(st);
-		atomic_store(&stop_go, 1);
-		join(w);
-		atomic_store(&stop_go, 2);
-		join(o);
-		atomic_store(&ls_slice_trace, NULL);
-		assert_int_equal(atomic_load(&got), 1);
-		assert_idle();
+		owner_then_one_waiter(stopping_owner, LS_SLICE_PROBE_N + 8);
 		if (atomic_load(&stall_flushes) != 0) {
 			/* Under heavy load the owner stalled a (capped) period
 			 * before its probe: let go as unproven, not the case here. */
@@ -598,17 +607,7 @@ static void test_called_head_not_stranded(void **state)
 		atomic_store(&ls_slice_wake_us, wake ? 100 : 0);
 		for (int attempt = 0;; attempt++) {
 			assert_true(attempt < 5); /* the scenario never came about */
-			begin_watch_case(0, 0);
-			pthread_t o = spawn_queued(calling_owner, 0);
-			pthread_t w = spawn_queued(plain_waiter, 1);
-			ops->unlock(st);
-			atomic_store(&stop_go, 1);
-			join(w);
-			atomic_store(&stop_go, 2);
-			join(o);
-			atomic_store(&ls_slice_trace, NULL);
-			assert_int_equal(atomic_load(&got), 1);
-			assert_idle();
+			owner_then_one_waiter(calling_owner, 0);
 			int called = first_event(LS_SL_TRACE_CALLED);
 			int handover = first_event(LS_SL_TRACE_HANDOVER);
 			int takeover = first_event(LS_SL_TRACE_TAKEOVER);
