@@ -16,7 +16,7 @@
 /* LOCKSWAP_* settings that slice reads (setting.h). */
 static const struct ls_option slice_settings[] = {
 	LS_SETTING(SLICE_US, UINT, "250", 10, 1000000, "", &ls_slice_us,
-		"slice: hold time (microseconds) a thread may use per slice before the lock is handed to the oldest waiter; an owner that holds the lock for at most an eighth of its slice's time gets this much wall time, any slice at most 4x this")
+		"slice: hold time (microseconds) a thread may use per slice before the lock is handed to the oldest waiter; an owner that holds the lock for at most a sixteenth of its slice's time gets this much wall time, any slice at most 4x this")
 	LS_SETTING(SLICE_GAP_NS, UINT, "300", 0, 100000000, "", &ls_slice_gap_ns,
 		"slice: slices are kept only while the owner comes back to the lock within this many ns of its release on average (each gap counted for at most 4x this); otherwise the lock stays open for ~64 ms")
 	LS_SETTING(SLICE_BUSY, BOOL, "on", 0, 1, "", &ls_slice_busy_pays,

@@ -646,7 +646,7 @@ static void count_gaps(const void *r, int ev, uint32_t t, uint32_t ahead)
 }
 
 /* Keeps calling, `away` between calls, until its slice has ended (with a
- * budget of B us, an owner that holds the lock for at most an eighth of the
+ * budget of B us, an owner that holds the lock for at most a sixteenth of the
  * time ends its slice after B us of wall time; the head's watch period is
  * 4 B, so only an owner stalled for that long could lose it to the head). */
 static void owner_until_slice_ends(void (*away)(void))
@@ -758,7 +758,7 @@ static void test_sampled_holds(void **state)
 }
 
 /* -- when a slice is spent (ls_slice_spent): at its hold budget, or, for
- * an owner that holds the lock for at most an eighth of the slice's wall
+ * an owner that holds the lock for at most a sixteenth of the slice's wall
  * time, at the budget in wall time; never later than 4x the budget.
  * Ticks given directly: the rule, not the clock. */
 static bool spent_after(uint64_t lasted, uint64_t hold)
@@ -772,11 +772,11 @@ static void test_spent_rule(void **state)
 	assert_false(spent_after(50, 1));    /* young, whatever the use */
 	assert_false(spent_after(99, 0));
 	assert_true(spent_after(60, 100));   /* the hold budget */
-	assert_true(spent_after(100, 12));   /* the budget's wall time, hold <= 1/8 */
+	assert_true(spent_after(100, 6));    /* the budget's wall time, hold <= 1/16 */
 	assert_true(spent_after(100, 0));
-	assert_false(spent_after(100, 13));  /* hold > 1/8: goes on */
-	assert_false(spent_after(200, 30));
-	assert_true(spent_after(240, 30));   /* its use fell to 1/8 */
+	assert_false(spent_after(100, 7));   /* hold > 1/16: goes on */
+	assert_false(spent_after(200, 15));
+	assert_true(spent_after(240, 15));   /* its use fell to 1/16 */
 	assert_false(spent_after(399, 50));  /* a busy owner: up to 4x */
 	assert_true(spent_after(400, 50));   /* 4x: at most */
 	assert_true(spent_after(100000, 99));
