@@ -155,10 +155,30 @@ def geomean_interval(app_results, label, seed=1):
     return float(np.median(gms)), low, high, int(gms.size)
 
 
+def header(out):
+    lines = ["# The default-backend matrix", ""]
+    mpath = os.path.join(out, "machine.txt")
+    if os.path.exists(mpath):
+        lines += ["```", open(mpath).read().rstrip(), "```", ""]
+    return lines
+
+
+def write(out, lines):
+    lines.append("")
+    with open(os.path.join(out, "matrix.md"), "w") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines))
+
+
 def main(out):
     rows, skipped = load_rows(out)
     if not rows:
-        sys.exit(f"default_matrix_report: no rows under {out}/rows")
+        # A run of limit rows alone (ROWS="limit-short-8 ...") has no paired rows.
+        limits = limit_lines(out)
+        if not limits:
+            sys.exit(f"default_matrix_report: no rows under {out}/rows or {out}/limit")
+        write(out, header(out) + limits)
+        return
     arms = None
     table, per_arm = [], {}
     for name, group, res in sorted(rows, key=lambda r: (ORDER.get(r[1], 9), r[0])):
@@ -181,10 +201,7 @@ def main(out):
     if arms is None:
         sys.exit("default_matrix_report: no row has a result")
 
-    lines = ["# The default-backend matrix", ""]
-    mpath = os.path.join(out, "machine.txt")
-    if os.path.exists(mpath):
-        lines += ["```", open(mpath).read().rstrip(), "```", ""]
+    lines = header(out)
     lines += [f"Cells: times better than `{arms[0]}` (paired median of per-round ratios, "
               "95% interval; for a latency or a wall time, glibc's value over the arm's), "
               "then the median min share where the row has one. "
@@ -274,11 +291,7 @@ def main(out):
         gi_text = f"{gi[0]:.3f} [{gi[1]:.3f}, {gi[2]:.3f}] ({gi[3]} rounds)" if gi else "-"
         lines.append(f"| `{a}` | {', '.join(low_rows) or 'none'} | {fmt(gm)} ({len(apps)} programs) | "
                      f"{gi_text} | {', '.join(low_apps) or 'none'} | {verdict} |")
-    lines += limit_lines(out)
-    lines.append("")
-    with open(os.path.join(out, "matrix.md"), "w") as f:
-        f.write("\n".join(lines))
-    print("\n".join(lines))
+    write(out, lines + limit_lines(out))
 
 
 if __name__ == "__main__":

@@ -321,6 +321,16 @@ if [ -f "$LIB" ]; then
 	     ! grep -q '^Finished in ' "$TMP/m38/summary.md"; then
 		bad "$name" "matrix: $(head -c 600 "$mx")"
 	else ok "$name"; fi
+	# scripts/default-matrix.sh with limit rows alone (no paired rows): the
+	# report still comes, with the limit table (a row per arm).
+	name="default-matrix.sh with limit rows alone writes its report"
+	run env ARMS="glibc slice:futex" RUNS=2 WARMUP=0 LIMIT_THREADS=2 LIMIT_SECONDS=0.05 ROWS="limit-short-2" \
+		bash "$ROOT/scripts/default-matrix.sh" "$TMP/dml"
+	mx=$TMP/dml/matrix.md
+	if [ "$rc" -ne 0 ] || [ ! -f "$mx" ]; then bad "$name" "exit $rc: $(tail -c 300 "$TMP/err")"
+	elif [ "$(grep -cE '^\| limit-short-2-(glibc|slice_futex) \| .* \*\*[0-9.]+\*\* \[' "$mx")" -ne 2 ]; then
+		bad "$name" "report: $(head -c 600 "$mx")"
+	else ok "$name"; fi
 	# scripts/manycore/bcs.sh end to end, tiny: every arm has a row in the
 	# A/B table, the counters table and the native table.
 	name="manycore/bcs.sh runs end to end"
