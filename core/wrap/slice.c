@@ -133,6 +133,16 @@ static uint64_t with_next_gen(uint64_t w)
 	return (w & ~LS_SL_GEN_MASK) | (g << LS_SL_GEN_SHIFT);
 }
 
+/* The slice passed on to the tickets below `to` as a new generation:
+ * its owner has not run yet, nobody watches it or has been called for it,
+ * and it is unproven (end_slice, watch, spin_for_hand_over; GROUP and the
+ * rest as they were). */
+static uint64_t passed_on(uint64_t w, uint32_t to)
+{
+	return with_next_gen(with_grant(w, to)) &
+	       ~(LS_SL_RUN | LS_SL_MARKED | LS_SL_MARK_MASK | LS_SL_PROVEN | CALL_BITS);
+}
+
 /* Flush: everyone queued is let go, no slice. */
 static uint64_t flushed(uint64_t w)
 {
@@ -334,6 +344,17 @@ static bool pays(const struct ls_slice_self *s, uint64_t now, bool final)
 	return !final || 2 * (u.cpu_us - s->cpu0.cpu_us) < wall_us;
 }
 
+/* The slice went to tickets t..t+n-1 (ev: HANDOVER to one, GROUP to n):
+ * the USDT probe, and for one owner the time its first acquisition's gap
+ * counts from (LOCKSWAP_SLICE_COUNTS). */
+static void handed_over(struct ls_slice *r, int ev, uint32_t t, uint32_t n)
+{
+	if (ev == LS_SL_TRACE_HANDOVER &&
+	    atomic_load_explicit(&ls_slice_counts_on, memory_order_relaxed))
+		atomic_store_explicit(&ls_slice_counts.last_handover, ls_ticks(), memory_order_relaxed);
+	LS_PROBE3(slice_handover, r, t & LS_SL_TICKET_MASK, n);
+}
+
 /* End the caller's slice of r (it no longer holds the inner lock).
  * `paying`: the owner's returns to the lock say a slice of one pays (see
  * pays()).  If not, and at least k threads wait (k = ls_slice_group_size,
@@ -409,8 +430,7 @@ static void end_slice(struct ls_slice *r, const struct ls_lockable *in, void *in
 			 * oldest); wake them and the new head, which takes up
 			 * the watch. */
 			served_n = group ? k : 1;
-			nw = with_next_gen(with_grant(w, from + served_n)) &
-			     ~((SLICE_BITS & ~LS_SL_OWNED) | LS_SL_PROVEN);
+			nw = passed_on(w, from + served_n) & ~LS_SL_GROUP;
 			if (group)
 				nw |= LS_SL_GROUP;
 			else if (hot)
@@ -427,11 +447,8 @@ static void end_slice(struct ls_slice *r, const struct ls_lockable *in, void *in
 	if (!(nw & LS_SL_OWNED))
 		ls_slice_mirror(r, in, inner);
 	traced(r, ev, from & LS_SL_TICKET_MASK, ev == LS_SL_TRACE_GROUP ? served_n : 0);
-	if (ev == LS_SL_TRACE_HANDOVER &&
-	    atomic_load_explicit(&ls_slice_counts_on, memory_order_relaxed))
-		atomic_store_explicit(&ls_slice_counts.last_handover, ls_ticks(), memory_order_relaxed);
 	if (ev == LS_SL_TRACE_HANDOVER || ev == LS_SL_TRACE_GROUP)
-		LS_PROBE3(slice_handover, r, from & LS_SL_TICKET_MASK, served_n);
+		handed_over(r, ev, from, served_n);
 	wake_range(r, from, to);
 }
 
@@ -796,12 +813,8 @@ static uint64_t watch_units(void)
 static int took_over(struct ls_slice *r, uint32_t t, uint32_t n, uint64_t nw, int ev)
 {
 	traced(r, ev, t, 0);
-	if (ev == LS_SL_TRACE_HANDOVER) {
-		if (atomic_load_explicit(&ls_slice_counts_on, memory_order_relaxed))
-			atomic_store_explicit(&ls_slice_counts.last_handover, ls_ticks(),
-			                      memory_order_relaxed);
-		LS_PROBE3(slice_handover, r, t & LS_SL_TICKET_MASK, 1);
-	}
+	if (ev == LS_SL_TRACE_HANDOVER)
+		handed_over(r, ev, t, 1);
 	wake_range(r, t + 1, t + n + (ls_slice_queue_of(nw) != 0));
 	own(r, ls_slice_gen_of(nw), (nw & LS_SL_GROUP) != 0);
 	return TURN_OWNER;
@@ -871,9 +884,7 @@ static int watch(struct leave_ctx *x)
 			else if (ls_slice_grant_of(w) == t) {
 				uint32_t k = ls_slice_group_size(), queue = ls_slice_queue_of(w);
 				n = (w & LS_SL_GROUP) && k ? (queue < k ? queue : k) : 1;
-				nw = with_next_gen(with_grant(w, t + n)) &
-				     ~(LS_SL_RUN | LS_SL_MARKED | LS_SL_MARK_MASK | LS_SL_PROVEN |
-				       CALL_BITS);
+				nw = passed_on(w, t + n);
 			} else
 				return -1;
 		}
@@ -972,8 +983,7 @@ static int spin_for_hand_over(struct leave_ctx *x, struct ls_twa_bucket *bk, uin
 		if ((w & LS_SL_GHOST) || ls_slice_grant_of(w) != t || x->in->is_locked(x->inner))
 			nw = w & ~LS_SL_AWAKE;
 		else
-			nw = with_next_gen(with_grant(w, t + 1)) &
-			     ~(LS_SL_RUN | LS_SL_MARKED | LS_SL_MARK_MASK | LS_SL_PROVEN | CALL_BITS);
+			nw = passed_on(w, t + 1);
 		/* seq_cst: may move grant (core/runtime/twa.h). */
 	} while (!atomic_compare_exchange_weak_explicit(&r->word, &w, nw, memory_order_seq_cst,
 	                                                memory_order_relaxed));
@@ -994,6 +1004,7 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 	for (;;) {
 		uint32_t seq = ls_twa_enter(bk);
 		x->parked = bk;
+		int sp = PARK; /* a called head's spin: TURN_OWNER, LOOK_AGAIN or PARK */
 		/* seq_cst: the waiting array's protocol (core/runtime/twa.h). */
 		uint64_t w = atomic_load_explicit(&r->word, memory_order_seq_cst);
 		bool in = served(w, x->t), watching = false;
@@ -1013,25 +1024,22 @@ static int wait_turn(struct leave_ctx *x, clockid_t clock, const struct timespec
 					           unproven ? 1 : LS_SLICE_WATCH_FACTOR, &watching);
 				/* Called (call_head): answer once per slice.  Not a
 				 * timed lock: a spin would not watch its deadline. */
-				int sp = PARK;
 				if ((w & (LS_SL_CALLED | LS_SL_GROUP | LS_SL_GHOST)) == LS_SL_CALLED &&
 				    x->t == ls_slice_grant_of(w) && !abstime &&
 				    ls_slice_gen_of(w) != spun_gen) {
 					spun_gen = ls_slice_gen_of(w);
 					sp = spin_for_hand_over(x, bk, seq, w);
 				}
-				if (sp == TURN_OWNER) {
-					x->parked = NULL;
-					ls_twa_leave(bk);
-					return TURN_OWNER;
-				}
-				pr = sp == LOOK_AGAIN ? 0 : ls_park(&bk->seq, seq, clock, &until);
+				if (sp == PARK)
+					pr = ls_park(&bk->seq, seq, clock, &until);
 			} else {
 				pr = ls_park(&bk->seq, seq, clock, abstime);
 			}
 		}
 		x->parked = NULL;
 		ls_twa_leave(bk);
+		if (sp == TURN_OWNER)
+			return TURN_OWNER; /* took the hand-over it was called for */
 		if (in) {
 			traced(r, LS_SL_TRACE_SERVED, x->t, 0);
 			return turn_of(r, w, x->t);

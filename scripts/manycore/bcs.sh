@@ -20,12 +20,7 @@
 set -eu
 out=${1:?usage: bash scripts/manycore/bcs.sh OUTDIR}
 . "$(dirname "$0")/setup.sh"
-manycore_setup bcs.sh "$out"
-if [ "${LS_MANYCORE_QUICK:-0}" = 1 ]; then
-	threads="2" secs=0.1 runs=2
-else
-	threads="4 16" secs=0.5 runs=5
-fi
+manycore_setup bcs.sh "$out" "4 16" 0.5 5
 {
 	echo "# bcs on many cores (issue 38 part 2)"
 	echo

@@ -16,12 +16,7 @@
 set -eu
 out=${1:?usage: bash scripts/manycore/wake.sh OUTDIR}
 . "$(dirname "$0")/setup.sh"
-manycore_setup wake.sh "$out"
-if [ "${LS_MANYCORE_QUICK:-0}" = 1 ]; then
-	threads="2" secs=0.1 runs=2
-else
-	threads="4 8 16" secs=0.4 runs=5
-fi
+manycore_setup wake.sh "$out" "4 8 16" 0.4 5
 {
 	echo "# Waking the head before the hand-over (LOCKSWAP_SLICE_WAKE_US=100 over the default)"
 	echo
