@@ -41,6 +41,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "../core/condvar/morph.h"
 #include "../core/wrap/lockable.h"
 #include "../core/runtime/single.h"
 #include "setting.h"
@@ -79,6 +80,11 @@ struct ls_lock_ops {
 	 * 0.87 at 8 threads, 0.66 -> 0.75 at 2; docs/stats.md). */
 	int (*lock_after_try)(void *s);
 	bool (*is_locked)(void *s);
+	/* Optional (NULL = none): the lock's park word, for a condvar signal
+	 * from its holder to move a waiter there rather than wake it
+	 * (core/condvar/morph.h).  A backend with it tells the hint from every
+	 * verb that takes or releases the lock (ls_cv_took, ls_cv_released). */
+	const struct ls_cv_morph *morph;
 	bool (*lock_plain)(void *s);
 	bool (*unlock_plain)(void *s);
 	const struct ls_lock_ops *single;

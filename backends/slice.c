@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "../core/wrap/slice.h"
+#include "../core/condvar/morph.h"
 #include "../core/wrap/slice_futex.h"
 #include "../core/wrap/slice_share.h"
 #include "../core/runtime/say.h"
@@ -72,17 +73,73 @@ LS_WRAPPER_ANY(ls_backend_slice, slice, ABOUT, slice_compose, DEFAULT_INNER);
  * so the uncontended path is the futex lock's, with a single-threaded
  * table (plain loads and stores while the process has one thread). */
 _Static_assert(sizeof(struct ls_slice_futex) <= LS_LOCK_STATE_BYTES, "slice:futex fits");
-static int slice_lock(void *s) { return ls_slice_futex_lock(s); }
-static int slice_trylock(void *s) { return ls_slice_futex_trylock(s); }
+/* Each verb that takes or releases the lock tells the condvar's hint
+ * (core/condvar/morph.h): a signal from the holder moves its waiter to the
+ * lock word instead of waking it. */
+static int slice_lock(void *s)
+{
+	/* Told before the lock, which always succeeds: the call stays a
+	 * tail call and `s` needs no register kept across it.  A thread
+	 * that waits for the lock signals nothing meanwhile. */
+	ls_cv_took(s);
+	return ls_slice_futex_lock(s);
+}
+static int slice_trylock(void *s)
+{
+	int r = ls_slice_futex_trylock(s);
+	if (r == 0)
+		ls_cv_took(s);
+	return r;
+}
 static int slice_timedlock(void *s, clockid_t c, const struct timespec *t)
 {
-	return ls_slice_futex_timedlock(s, c, t);
+	int r = ls_slice_futex_timedlock(s, c, t);
+	if (r == 0)
+		ls_cv_took(s);
+	return r;
 }
-static void slice_unlock(void *s) { ls_slice_futex_unlock(s); }
-static void slice_unlock_to_wait(void *s) { ls_slice_futex_unlock_to_wait(s); }
+static void slice_unlock(void *s)
+{
+	ls_cv_released();
+	ls_slice_futex_unlock(s);
+}
+static void slice_unlock_to_wait(void *s)
+{
+	ls_cv_released();
+	ls_slice_futex_unlock_to_wait(s);
+}
 static bool slice_is_locked(void *s) { return ls_slice_futex_is_locked(s); }
-static bool slice_lock_plain(void *s) { return ls_slice_futex_lock_plain(s); }
-static bool slice_unlock_plain(void *s) { return ls_slice_futex_unlock_plain(s); }
+static bool slice_lock_plain(void *s)
+{
+	if (!ls_slice_futex_lock_plain(s))
+		return false;
+	ls_cv_took(s);
+	return true;
+}
+static bool slice_unlock_plain(void *s)
+{
+	if (!ls_slice_futex_unlock_plain(s))
+		return false;
+	ls_cv_released();
+	return true;
+}
+static _Atomic uint32_t *slice_park_word(void *s)
+{
+	return &((struct ls_slice_futex *)s)->word;
+}
+static bool slice_mark_parked(void *s)
+{
+	return ls_slice_futex_mark_parked(s);
+}
+static void slice_woken(void *s)
+{
+	ls_slice_futex_owe_wake(s);
+}
+static const struct ls_cv_morph slice_morph = {
+	.park_word = slice_park_word,
+	.mark_parked = slice_mark_parked,
+	.woken = slice_woken,
+};
 LS_SINGLE_TABLE(slice, ABOUT);
 const struct ls_lock_ops ls_backend_slice_futex = {
 	.name = "slice",
@@ -97,6 +154,7 @@ const struct ls_lock_ops ls_backend_slice_futex = {
 	.lock_plain = slice_lock_plain,
 	.unlock_plain = slice_unlock_plain,
 	.single = &slice_single,
+	.morph = &slice_morph,
 	.compose = slice_compose,
 	.default_inner = DEFAULT_INNER,
 	.settings = slice_settings,

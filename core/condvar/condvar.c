@@ -5,11 +5,14 @@
 #include <stddef.h>
 
 #include "../runtime/wait.h"
+#include "morph.h"
 #include "../runtime/timespec.h"
 
 /* Internal lock states (low two bits of cv->lock). */
 enum { LOCK_FREE = 0, LOCK_HELD = 1, LOCK_PARKED = 2 };
 #define EPOCH_SHIFT 2
+
+__thread void *ls_cv_held;
 
 static inline uint32_t epoch_bits(void)
 {
@@ -88,6 +91,7 @@ void ls_condvar_enqueue(struct ls_condvar *cv, struct ls_thread *self)
 {
 	self->cv_wake_next = NULL;
 	self->cv_broadcast = 0;
+	self->cv_morphed = 0;
 	atomic_store_explicit(&self->event, LS_CV_WAITING, memory_order_relaxed);
 	uint32_t e = queue_lock(cv);
 	self->cv_next = NULL;
@@ -171,6 +175,15 @@ void ls_condvar_pass_baton(struct ls_thread *self)
 	}
 }
 
+/* The waiter's lock, when the signalling thread holds it and it has a park
+ * word: the word to move the waiter to (morph.h), else NULL. */
+static _Atomic uint32_t *morph_word(const struct ls_thread *t)
+{
+	if (!t->cv_morph || !t->cv_lock || t->cv_lock != ls_cv_held)
+		return NULL;
+	return t->cv_morph->park_word(t->cv_lock);
+}
+
 int ls_condvar_signal(struct ls_condvar *cv)
 {
 	/* No waiter, no work.  A waiter enqueues before releasing its mutex,
@@ -178,21 +191,51 @@ int ls_condvar_signal(struct ls_condvar *cv)
 	if (!atomic_load_explicit(&cv->head, memory_order_relaxed))
 		return 0;
 	struct ls_thread *woken = NULL;
+	_Atomic uint32_t *to = NULL;
+	void *lock = NULL;
+	const struct ls_cv_morph *ops = NULL;
 	uint32_t e = queue_lock(cv);
 	struct ls_thread *t;
 	while (!woken && (t = atomic_load_explicit(&cv->head, memory_order_relaxed))) {
 		unlink_waiter(cv, t);
 		uint32_t w = LS_CV_WAITING;
+		/* CLAIMED while its morph flag is written (a waiter that sees
+		 * CLAIMED waits it out); relaxed: the release store below
+		 * publishes both. */
+		if (!atomic_compare_exchange_strong_explicit(&t->event, &w, LS_CV_CLAIMED,
+		                                             memory_order_relaxed, memory_order_relaxed))
+			continue; /* ABANDONED: it is leaving on its own; skip it */
+		/* Read before SIGNALLED: from then on the waiter may return
+		 * and reuse its record. */
+		to = morph_word(t);
+		lock = t->cv_lock;
+		ops = t->cv_morph;
+		t->cv_morphed = to != NULL;
 		/* release: the waiter's acquire load sees a complete record. */
-		if (atomic_compare_exchange_strong_explicit(&t->event, &w, LS_CV_SIGNALLED,
-		                                            memory_order_release, memory_order_relaxed))
-			woken = t;
-		/* else ABANDONED: it is leaving on its own; skip it. */
+		atomic_store_explicit(&t->event, LS_CV_SIGNALLED, memory_order_release);
+		woken = t;
 	}
 	queue_unlock(cv, e);
-	if (woken)
+	if (!woken)
+		return 0;
+	/* Moved, then marked (morph.h: the other order can strand it). */
+	if (to && ls_unpark_to(&woken->event, LS_CV_SIGNALLED, to) > 0) {
+		if (!ops->mark_parked(lock))
+			ls_unpark(to, 1);
+	} else if (!to) {
 		ls_unpark(&woken->event, 1);
-	return woken != NULL;
+	}
+	return 1;
+}
+
+void ls_condvar_morphed(struct ls_thread *self)
+{
+	if (!self->cv_morphed)
+		return;
+	self->cv_morphed = 0;
+	/* Before the caller takes its lock back: the wake it may have
+	 * consumed is owed to the word's other sleepers (morph.h, step 4). */
+	self->cv_morph->woken(self->cv_lock);
 }
 
 int ls_condvar_broadcast(struct ls_condvar *cv)

@@ -16,7 +16,9 @@
  * wins, so a wake-up is consumed by at most one waiter and never lost.
  *
  * signal: dequeues the OLDEST live waiter (so it wakes a waiter that blocked
- *   before the signal), marks it SIGNALLED and wakes it.
+ *   before the signal), marks it SIGNALLED and wakes it, or, when the
+ *   signalling thread holds the waiter's mutex, moves it asleep to that
+ *   mutex's word, whose unlock wakes it (wait morphing: morph.h).
  * broadcast: detaches the whole queue, links the claimed waiters into a
  *   baton chain (cv_wake_next) and wakes only the first.  Each woken waiter
  *   re-takes its mutex and then wakes the next (ls_condvar_pass_baton), so the
@@ -79,7 +81,14 @@ void ls_condvar_leave(struct ls_condvar *cv, struct ls_thread *self);
  * the broadcast chain, if any. */
 void ls_condvar_pass_baton(struct ls_thread *self);
 
-/* Return the number of waiters woken (0 or 1; broadcast: the chain length). */
+/* After a wait that returned 0 (or a cancelled one's leave), before taking
+ * the mutex back: if the signal moved the caller to its mutex's word
+ * (morph.h), mark the mutex for the word's other sleepers.  The caller
+ * records its lock (cv_lock, cv_morph) before ls_condvar_enqueue, or NULL. */
+void ls_condvar_morphed(struct ls_thread *self);
+
+/* Return the number of waiters woken or moved to their mutex (0 or 1;
+ * broadcast: the chain length). */
 int ls_condvar_signal(struct ls_condvar *cv);
 int ls_condvar_broadcast(struct ls_condvar *cv);
 

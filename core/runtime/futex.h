@@ -10,7 +10,8 @@
  * watchdog thread's own sleep and kick (stats/watchdog.c, raw calls): it
  * is no lock's waiter, so it fires no park probe.  All futexes are
  * process-private (FUTEX_PRIVATE_FLAG): process-shared objects never reach
- * lockswap's code, they are passed through to glibc.
+ * lockswap's code, they are passed through to glibc.  A waiter moved from
+ * one word to another (ls_futex_requeue) is woken by the second's wake.
  *
  * Timeouts are absolute, on CLOCK_MONOTONIC or CLOCK_REALTIME only, as
  * FUTEX_WAIT_BITSET allows; that is exactly the set pthread accepts.
@@ -67,6 +68,25 @@ static inline int ls_futex_wake(const _Atomic uint32_t *word, int n)
 	/* Every wake in lockswap comes here (probes.h: unpark). */
 	LS_PROBE3(unpark, word, n, woken);
 	return woken;
+}
+
+/* Move at most one sleeper on `from` to `to`, waking none, if *from is
+ * still `expected` (FUTEX_CMP_REQUEUE); returns how many moved, 0 when
+ * *from had changed or nobody slept there.  The moved thread wakes as a
+ * sleeper of `to` (a condvar waiter moved to its mutex's word:
+ * core/condvar/morph.h). */
+static inline int ls_futex_requeue(const _Atomic uint32_t *from, uint32_t expected,
+                                   const _Atomic uint32_t *to)
+{
+	int saved = errno;
+	/* The fourth argument is the number to move, passed where a wait
+	 * passes its timeout. */
+	long r = syscall(SYS_futex, from, FUTEX_CMP_REQUEUE | FUTEX_PRIVATE_FLAG, 0,
+	                 (void *)1, to, expected);
+	errno = saved;
+	int moved = r < 0 ? 0 : (int)r;
+	LS_PROBE3(requeue, from, to, moved);
+	return moved;
 }
 
 /* The wait of a thread whose TLS may be in use elsewhere (a parked waiter

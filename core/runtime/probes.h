@@ -52,6 +52,11 @@
  *   unpark(word, n, woken)          up to n sleepers on word are woken;
  *                                   `woken` were (runtime/futex.h
  *                                   ls_futex_wake: every wake)
+ *   requeue(from, to, moved)        a signalled condvar waiter asleep on
+ *                                   `from` is moved, not woken, to its
+ *                                   mutex's word `to`, whose unlock wakes
+ *                                   it; `moved` 0 when it was not asleep
+ *                                   there (runtime/futex.h, condvar/morph.h)
  *   slice_handover(lock, ticket, members)   a lock slice is handed to the
  *                                   waiter holding `ticket` (members > 1:
  *                                   to a group of that many tickets from
@@ -108,6 +113,7 @@
 	X(park, 2)                                                                         \
 	X(park_done, 2)                                                                    \
 	X(unpark, 3)                                                                       \
+	X(requeue, 3)                                                                      \
 	X(slice_handover, 3)                                                               \
 	X(capacitor_platoon, 3)
 

@@ -41,6 +41,7 @@ enum {
 };
 
 struct ls_home; /* core/runtime/home.h */
+struct ls_cv_morph; /* core/condvar/morph.h */
 
 struct ls_thread {
 	/* Park/unpark event (futex word).  Its meaning belongs to whichever
@@ -56,7 +57,9 @@ struct ls_thread {
 	struct ls_thread *cv_wake_next; /* broadcast baton chain */
 	void *cv_owner;                 /* the cond this record is linked in */
 	uint32_t cv_broadcast;          /* woken by broadcast (not signal) */
-	uint32_t pad1;
+	uint32_t cv_morphed;            /* moved to its lock's word (condvar/morph.h) */
+	void *cv_lock;                  /* the lock it takes back, or NULL (morph.h) */
+	const struct ls_cv_morph *cv_morph; /* that lock's morph verbs */
 	/* Links for the lock algorithms in core/ (one queue at a time). */
 	_Atomic(struct ls_thread *) q_next;
 	_Atomic(struct ls_thread *) q_prev;

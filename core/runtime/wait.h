@@ -220,6 +220,16 @@ static inline int ls_unpark(const _Atomic uint32_t *word, int n)
 	return ls_futex_wake(word, n);
 }
 
+/* Move, without waking it, one thread parked on `from` while *from is still
+ * `expected` to `to`, whose wake then wakes it; returns how many moved
+ * (0 or 1).  A condvar's signal to a waiter whose mutex the signaller
+ * holds (core/condvar/morph.h). */
+static inline int ls_unpark_to(const _Atomic uint32_t *from, uint32_t expected,
+                               const _Atomic uint32_t *to)
+{
+	return ls_futex_requeue(from, expected, to);
+}
+
 /* ---- cancellation ----------------------------------------------------- */
 
 /* A leave step: gives up what the waiter holds in one structure (a queue

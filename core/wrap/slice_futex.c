@@ -75,6 +75,28 @@ void ls_slice_futex_wake(_Atomic uint32_t *w)
 		}
 }
 
+bool ls_slice_futex_mark_parked(struct ls_slice_futex *l)
+{
+	/* relaxed, as a parker's mark: the unlock's RMW sees it or the lock
+	 * was free at the CAS, which then fails on HELD. */
+	uint32_t v = atomic_load_explicit(&l->word, memory_order_relaxed);
+	while (v & LS_SF_HELD) {
+		if ((v & LS_SF_PARKED) ||
+		    atomic_compare_exchange_weak_explicit(&l->word, &v, v | LS_SF_PARKED,
+		                                          memory_order_relaxed, memory_order_relaxed))
+			return true;
+	}
+	return false;
+}
+
+void ls_slice_futex_owe_wake(struct ls_slice_futex *l)
+{
+	/* A free word marked PARKED is one the fast paths leave to the slow
+	 * ones: the next unlock, of whoever takes it, wakes one. */
+	if (!(atomic_load_explicit(&l->word, memory_order_relaxed) & LS_SF_PARKED))
+		atomic_fetch_or_explicit(&l->word, LS_SF_PARKED, memory_order_relaxed);
+}
+
 static int in_lock(void *s)
 {
 	return ls_slice_futex_inner_lock(s, CLOCK_MONOTONIC, NULL);

@@ -149,6 +149,12 @@ int ls_slice_futex_inner_lock(_Atomic uint32_t *w, clockid_t clock,
                               const struct timespec *abstime);
 /* Wake one parked thread, if PARKED is set and the lock is free. */
 void ls_slice_futex_wake(_Atomic uint32_t *w);
+/* Mark PARKED if the lock is held (its unlock then wakes one); false if it
+ * was free.  A condvar waiter moved to the word (core/condvar/morph.h). */
+bool ls_slice_futex_mark_parked(struct ls_slice_futex *l);
+/* Mark PARKED, held or free: the next unlock wakes one (a moved condvar
+ * waiter that woke, before it takes the lock: morph.h). */
+void ls_slice_futex_owe_wake(struct ls_slice_futex *l);
 
 static inline int ls_slice_futex_lock(struct ls_slice_futex *l)
 {

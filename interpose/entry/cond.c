@@ -197,6 +197,7 @@ static void wait_cancelled(void *arg)
 {
 	struct wait_ctx *w = arg;
 	ls_condvar_leave(w->cv, w->self);
+	ls_condvar_morphed(w->self);
 	ls_mutex_reacquire_after_wait(w->m, &w->saved);
 	ls_condvar_pass_baton(w->self);
 }
@@ -209,6 +210,7 @@ static int wait_common(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
 	struct wait_ctx w = { .cv = cv_of(c), .m = m };
 	if (!(w.self = ls_thread_self()))
 		return EAGAIN;
+	ls_mutex_morph_target(m, &w.self->cv_lock, &w.self->cv_morph);
 	ls_condvar_enqueue(w.cv, w.self);
 	int r = ls_mutex_release_for_wait(m, &w.saved);
 	if (r != 0) {
@@ -218,6 +220,8 @@ static int wait_common(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
 	pthread_cleanup_push(wait_cancelled, &w);
 	r = ls_condvar_wait(w.cv, w.self, clock, abstime);
 	pthread_cleanup_pop(0);
+	if (r == 0)
+		ls_condvar_morphed(w.self);
 	int rr = ls_mutex_reacquire_after_wait(m, &w.saved);
 	if (r == 0)
 		ls_condvar_pass_baton(w.self);

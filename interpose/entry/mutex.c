@@ -48,6 +48,18 @@ bool ls_mutex_is_native(pthread_mutex_t *m)
 	return !served_by_glibc(ls_active(), ls_mutex_kind(ls_mutex_of(m)));
 }
 
+void ls_mutex_morph_target(pthread_mutex_t *m, void **lock, const struct ls_cv_morph **ops)
+{
+	const struct ls_lock_ops *b = ls_active();
+	struct ls_mutex *x = ls_mutex_of(m);
+	*lock = NULL;
+	*ops = NULL;
+	if (!b->morph || !ls_gate_native(ls_gate_get()) || served_by_glibc(b, ls_mutex_kind(x)))
+		return;
+	*lock = x->lock;
+	*ops = b->morph;
+}
+
 int ls_mutex_release_for_wait(pthread_mutex_t *m, struct ls_mutex_saved *s)
 {
 	const struct ls_lock_ops *b = ls_active();
