@@ -91,7 +91,7 @@ void ls_condvar_enqueue(struct ls_condvar *cv, struct ls_thread *self)
 {
 	self->cv_wake_next = NULL;
 	self->cv_broadcast = 0;
-	self->cv_morphed = 0;
+	atomic_store_explicit(&self->cv_morphed, 0, memory_order_relaxed);
 	atomic_store_explicit(&self->event, LS_CV_WAITING, memory_order_relaxed);
 	uint32_t e = queue_lock(cv);
 	self->cv_next = NULL;
@@ -166,22 +166,48 @@ void ls_condvar_leave(struct ls_condvar *cv, struct ls_thread *self)
 		ls_condvar_signal(cv);
 }
 
+/* The waiter's lock, when the calling thread holds it and it has a park
+ * word: the word to move the waiter to (morph.h), else NULL.  A waiter
+ * whose lock is the caller's cannot begin another wait meanwhile: it has
+ * to take that lock back first. */
+static _Atomic uint32_t *morph_word(struct ls_thread *t)
+{
+	void *lock = atomic_load_explicit(&t->cv_lock, memory_order_relaxed);
+	if (!lock || lock != ls_cv_held)
+		return NULL;
+	const struct ls_cv_morph *ops = atomic_load_explicit(&t->cv_morph, memory_order_relaxed);
+	return ops ? ops->park_word(lock) : NULL;
+}
+
+/* Wake t, signalled; or, with `to` (morph_word's, whose flag t has),
+ * move it asleep to its lock's word, then mark the lock, which the caller
+ * holds (morph.h, steps 2 and 3: moved first, marked after).  `lock` and
+ * `ops` were read before t was published SIGNALLED. */
+static void wake_or_move(struct ls_thread *t, _Atomic uint32_t *to, void *lock,
+                         const struct ls_cv_morph *ops)
+{
+	if (!to) {
+		ls_unpark(&t->event, 1);
+		return;
+	}
+	/* Nothing moved: it was not asleep, and runs on its own. */
+	if (ls_unpark_to(&t->event, LS_CV_SIGNALLED, to) > 0 && !ops->mark_parked(lock))
+		ls_unpark(to, 1); /* free after all: a hint gone stale */
+}
+
 void ls_condvar_pass_baton(struct ls_thread *self)
 {
 	struct ls_thread *next = self->cv_wake_next;
-	if (next) {
-		self->cv_wake_next = NULL;
-		ls_unpark(&next->event, 1);
-	}
-}
-
-/* The waiter's lock, when the signalling thread holds it and it has a park
- * word: the word to move the waiter to (morph.h), else NULL. */
-static _Atomic uint32_t *morph_word(const struct ls_thread *t)
-{
-	if (!t->cv_morph || !t->cv_lock || t->cv_lock != ls_cv_held)
-		return NULL;
-	return t->cv_morph->park_word(t->cv_lock);
+	if (!next)
+		return;
+	self->cv_wake_next = NULL;
+	/* The caller took its mutex back: the next waiter, when it waits for
+	 * the same one, is moved to it rather than woken to find it held. */
+	_Atomic uint32_t *to = morph_word(next);
+	if (to)
+		atomic_store_explicit(&next->cv_morphed, 1, memory_order_relaxed);
+	wake_or_move(next, to, atomic_load_explicit(&next->cv_lock, memory_order_relaxed),
+	             atomic_load_explicit(&next->cv_morph, memory_order_relaxed));
 }
 
 int ls_condvar_signal(struct ls_condvar *cv)
@@ -198,44 +224,43 @@ int ls_condvar_signal(struct ls_condvar *cv)
 	struct ls_thread *t;
 	while (!woken && (t = atomic_load_explicit(&cv->head, memory_order_relaxed))) {
 		unlink_waiter(cv, t);
-		uint32_t w = LS_CV_WAITING;
-		/* CLAIMED while its morph flag is written (a waiter that sees
-		 * CLAIMED waits it out); relaxed: the release store below
-		 * publishes both. */
-		if (!atomic_compare_exchange_strong_explicit(&t->event, &w, LS_CV_CLAIMED,
-		                                             memory_order_relaxed, memory_order_relaxed))
-			continue; /* ABANDONED: it is leaving on its own; skip it */
-		/* Read before SIGNALLED: from then on the waiter may return
-		 * and reuse its record. */
+		/* The lock fields are the waiter's since before it enqueued,
+		 * read before SIGNALLED (from then on it may return; though
+		 * moved, it cannot begin another wait before we release the
+		 * lock it takes back).  The flag is published by the release
+		 * CAS (a waiter reads it only once SIGNALLED), and taken back
+		 * under the queue lock if the waiter abandoned (its leave
+		 * takes the lock after us). */
 		to = morph_word(t);
-		lock = t->cv_lock;
-		ops = t->cv_morph;
-		t->cv_morphed = to != NULL;
+		lock = atomic_load_explicit(&t->cv_lock, memory_order_relaxed);
+		ops = atomic_load_explicit(&t->cv_morph, memory_order_relaxed);
+		atomic_store_explicit(&t->cv_morphed, to != NULL, memory_order_relaxed);
+		uint32_t w = LS_CV_WAITING;
 		/* release: the waiter's acquire load sees a complete record. */
-		atomic_store_explicit(&t->event, LS_CV_SIGNALLED, memory_order_release);
-		woken = t;
+		if (atomic_compare_exchange_strong_explicit(&t->event, &w, LS_CV_SIGNALLED,
+		                                            memory_order_release, memory_order_relaxed)) {
+			woken = t;
+		} else {
+			/* ABANDONED: it is leaving on its own; skip it. */
+			atomic_store_explicit(&t->cv_morphed, 0, memory_order_relaxed);
+		}
 	}
 	queue_unlock(cv, e);
 	if (!woken)
 		return 0;
-	/* Moved, then marked (morph.h: the other order can strand it). */
-	if (to && ls_unpark_to(&woken->event, LS_CV_SIGNALLED, to) > 0) {
-		if (!ops->mark_parked(lock))
-			ls_unpark(to, 1);
-	} else if (!to) {
-		ls_unpark(&woken->event, 1);
-	}
+	wake_or_move(woken, to, lock, ops);
 	return 1;
 }
 
 void ls_condvar_morphed(struct ls_thread *self)
 {
-	if (!self->cv_morphed)
+	if (!atomic_load_explicit(&self->cv_morphed, memory_order_relaxed))
 		return;
-	self->cv_morphed = 0;
+	atomic_store_explicit(&self->cv_morphed, 0, memory_order_relaxed);
 	/* Before the caller takes its lock back: the wake it may have
 	 * consumed is owed to the word's other sleepers (morph.h, step 4). */
-	self->cv_morph->woken(self->cv_lock);
+	atomic_load_explicit(&self->cv_morph, memory_order_relaxed)
+	        ->woken(atomic_load_explicit(&self->cv_lock, memory_order_relaxed));
 }
 
 int ls_condvar_broadcast(struct ls_condvar *cv)
@@ -261,6 +286,17 @@ int ls_condvar_broadcast(struct ls_condvar *cv)
 		last = t;
 		n++;
 	}
+	/* The first, when the caller holds its lock, is moved to it (its
+	 * flag before its SIGNALLED; the lock's fields read before too). */
+	_Atomic uint32_t *to = NULL;
+	void *lock = NULL;
+	const struct ls_cv_morph *ops = NULL;
+	if (first) {
+		to = morph_word(first);
+		lock = atomic_load_explicit(&first->cv_lock, memory_order_relaxed);
+		ops = atomic_load_explicit(&first->cv_morph, memory_order_relaxed);
+		atomic_store_explicit(&first->cv_morphed, to != NULL, memory_order_relaxed);
+	}
 	/* Phase 2: publish.  Read the link before the release store: once
 	 * SIGNALLED, the waiter may return and reuse its record. */
 	for (t = first; t;) {
@@ -270,6 +306,6 @@ int ls_condvar_broadcast(struct ls_condvar *cv)
 	}
 	queue_unlock(cv, e);
 	if (first)
-		ls_unpark(&first->event, 1);
+		wake_or_move(first, to, lock, ops);
 	return n;
 }

@@ -18,7 +18,9 @@
  * signal: dequeues the OLDEST live waiter (so it wakes a waiter that blocked
  *   before the signal), marks it SIGNALLED and wakes it, or, when the
  *   signalling thread holds the waiter's mutex, moves it asleep to that
- *   mutex's word, whose unlock wakes it (wait morphing: morph.h).
+ *   mutex's word, whose unlock wakes it (wait morphing: morph.h).  So
+ *   does broadcast for the first of its chain, and each baton's passer,
+ *   which has just taken the mutex back, for the next.
  * broadcast: detaches the whole queue, links the claimed waiters into a
  *   baton chain (cv_wake_next) and wakes only the first.  Each woken waiter
  *   re-takes its mutex and then wakes the next (ls_condvar_pass_baton), so the
@@ -62,6 +64,15 @@ struct ls_condvar {
 	struct ls_thread *tail;
 };
 
+/* The lock the waiter will take back and its morph verbs (morph.h), or
+ * NULL and NULL (a signal wakes it).  Before ls_condvar_enqueue. */
+static inline void ls_condvar_record_lock(struct ls_thread *self, void *lock,
+                                          const struct ls_cv_morph *ops)
+{
+	atomic_store_explicit(&self->cv_lock, lock, memory_order_relaxed);
+	atomic_store_explicit(&self->cv_morph, ops, memory_order_relaxed);
+}
+
 /* Enqueue the caller (state WAITING).  Call before releasing the mutex. */
 void ls_condvar_enqueue(struct ls_condvar *cv, struct ls_thread *self);
 
@@ -84,7 +95,7 @@ void ls_condvar_pass_baton(struct ls_thread *self);
 /* After a wait that returned 0 (or a cancelled one's leave), before taking
  * the mutex back: if the signal moved the caller to its mutex's word
  * (morph.h), mark the mutex for the word's other sleepers.  The caller
- * records its lock (cv_lock, cv_morph) before ls_condvar_enqueue, or NULL. */
+ * records its lock (ls_condvar_record_lock) before ls_condvar_enqueue. */
 void ls_condvar_morphed(struct ls_thread *self);
 
 /* Return the number of waiters woken or moved to their mutex (0 or 1;

@@ -10,12 +10,16 @@
  * (FUTEX_CMP_REQUEUE), as glibc's condvar did before 2.25; its present one
  * wakes.  Here a signal moves the waiter when the signalling thread holds
  * the waiter's mutex, and the waiter is woken by that mutex's unlock, one
- * at a time, like any other of its sleepers.
+ * at a time, like any other of its sleepers.  A broadcast does the same
+ * for the first waiter of its chain (condvar.h), and each waiter that
+ * passes the baton, having just taken the mutex back, for the next: a
+ * broadcast to n waiters of one mutex costs n wake-ups, each by an unlock,
+ * not 2n.
  *
  * The protocol (condvar.c ls_condvar_signal, the waiter's embedder):
- *  1. Under the queue lock the signaller claims the waiter (WAITING ->
- *     CLAIMED), sets its `cv_morphed`, then SIGNALLED (release): a waiter
- *     that sees SIGNALLED sees the flag.
+ *  1. The signaller sets the waiter's `cv_morphed` before it publishes
+ *     SIGNALLED (release; a baton's passer, before the move): a waiter
+ *     reads the flag only once SIGNALLED, and, moved, only once woken.
  *  2. After the queue lock: FUTEX_CMP_REQUEUE moves the waiter, if it
  *     sleeps on its event with SIGNALLED there, to the lock's park word;
  *  3. and only then marks the lock "someone may be parked" (mark_parked).

@@ -57,9 +57,11 @@ struct ls_thread {
 	struct ls_thread *cv_wake_next; /* broadcast baton chain */
 	void *cv_owner;                 /* the cond this record is linked in */
 	uint32_t cv_broadcast;          /* woken by broadcast (not signal) */
-	uint32_t cv_morphed;            /* moved to its lock's word (condvar/morph.h) */
-	void *cv_lock;                  /* the lock it takes back, or NULL (morph.h) */
-	const struct ls_cv_morph *cv_morph; /* that lock's morph verbs */
+	/* Wait morphing (core/condvar/morph.h), relaxed atomics: a baton's
+	 * passer reads a woken waiter's while it may run. */
+	_Atomic uint32_t cv_morphed;    /* a signal moved it to its lock's word */
+	void *_Atomic cv_lock;          /* the lock it takes back, or NULL */
+	const struct ls_cv_morph *_Atomic cv_morph; /* that lock's morph verbs */
 	/* Links for the lock algorithms in core/ (one queue at a time). */
 	_Atomic(struct ls_thread *) q_next;
 	_Atomic(struct ls_thread *) q_prev;

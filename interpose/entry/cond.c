@@ -210,7 +210,7 @@ static int wait_common(pthread_cond_t *c, pthread_mutex_t *m, clockid_t clock,
 	struct wait_ctx w = { .cv = cv_of(c), .m = m };
 	if (!(w.self = ls_thread_self()))
 		return EAGAIN;
-	ls_mutex_morph_target(m, &w.self->cv_lock, &w.self->cv_morph);
+	ls_mutex_morph_target(m, w.self);
 	ls_condvar_enqueue(w.cv, w.self);
 	int r = ls_mutex_release_for_wait(m, &w.saved);
 	if (r != 0) {

@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <pthread.h>
 
+#include "../../core/condvar/condvar.h"
 #include "../../core/runtime/probes.h"
 #include "../../core/runtime/thread.h"
 #include "../../core/runtime/timespec.h"
@@ -48,16 +49,13 @@ bool ls_mutex_is_native(pthread_mutex_t *m)
 	return !served_by_glibc(ls_active(), ls_mutex_kind(ls_mutex_of(m)));
 }
 
-void ls_mutex_morph_target(pthread_mutex_t *m, void **lock, const struct ls_cv_morph **ops)
+void ls_mutex_morph_target(pthread_mutex_t *m, struct ls_thread *waiter)
 {
 	const struct ls_lock_ops *b = ls_active();
 	struct ls_mutex *x = ls_mutex_of(m);
-	*lock = NULL;
-	*ops = NULL;
-	if (!b->morph || !ls_gate_native(ls_gate_get()) || served_by_glibc(b, ls_mutex_kind(x)))
-		return;
-	*lock = x->lock;
-	*ops = b->morph;
+	bool morph = b->morph && ls_gate_native(ls_gate_get()) &&
+	             !served_by_glibc(b, ls_mutex_kind(x));
+	ls_condvar_record_lock(waiter, morph ? x->lock : NULL, morph ? b->morph : NULL);
 }
 
 int ls_mutex_release_for_wait(pthread_mutex_t *m, struct ls_mutex_saved *s)

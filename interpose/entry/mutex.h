@@ -27,13 +27,13 @@ int ls_mutex_reacquire_after_wait(pthread_mutex_t *m, const struct ls_mutex_save
  * watch is on. */
 extern __thread uintptr_t ls_cond_wait_site;
 
-/* The mutex's lock state and its morph verbs (core/condvar/morph.h), for a
- * condvar waiter to record before it enqueues; NULL and NULL when a signal
+/* Record in the waiter's record the mutex's lock state and its morph verbs
+ * (core/condvar/morph.h), before it enqueues; NULL and NULL when a signal
  * must wake the waiter: a mutex glibc serves, a backend without a park
  * word, or the statistics or the watch on (their tables take the lock
  * without telling the hint). */
-struct ls_cv_morph;
-void ls_mutex_morph_target(pthread_mutex_t *m, void **lock, const struct ls_cv_morph **ops);
+struct ls_thread;
+void ls_mutex_morph_target(pthread_mutex_t *m, struct ls_thread *waiter);
 
 /* True when the mutex is served by lockswap's backend (not glibc). */
 bool ls_mutex_is_native(pthread_mutex_t *m);

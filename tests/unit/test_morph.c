@@ -1,7 +1,8 @@
 /*
  * test_morph.c - wait morphing (core/condvar/morph.h): a condvar waiter
- * signalled by the holder of its mutex sleeps on until that mutex's unlock,
- * and no wake-up is lost, with slices running or not (the default backend,
+ * signalled by the holder of its mutex (or broadcast to, or passed the
+ * baton by the waiter before it) sleeps on until that mutex's unlock, and
+ * no wake-up is lost, with slices running or not (the default backend,
  * slice:futex, through its table as the interposer calls it).
  */
 #include <errno.h>
@@ -50,8 +51,7 @@ static atomic_int returned_from_wait;
 static int cond_wait(struct ls_condvar *c)
 {
 	struct ls_thread *self = ls_thread_self();
-	self->cv_lock = lk;
-	self->cv_morph = ops->morph;
+	ls_condvar_record_lock(self, lk, ops->morph);
 	ls_condvar_enqueue(c, self);
 	ops->unlock_to_wait(lk);
 	int r = ls_condvar_wait(c, self, CLOCK_MONOTONIC, NULL);
@@ -161,6 +161,96 @@ static void hint_names_the_held_lock(void **state)
 	assert_null(ls_cv_held);
 }
 
+/* n threads of body, joined; a lost wake-up hangs, so an alarm fails the
+ * case rather than stall the suite. */
+static void run_all(int n, void *(*body)(void *))
+{
+	pthread_t t[16];
+	assert_true(n <= 16);
+	alarm(120);
+	for (int i = 0; i < n; i++)
+		pthread_create(&t[i], NULL, body, NULL);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	alarm(0);
+}
+
+/* --- a broadcast from the holder moves the first of its chain, and each
+ * baton's passer the next: none leaves the wait while the lock is held,
+ * and all finish after the unlock --- */
+enum { CHAIN = 6 };
+static atomic_int chain_done;
+static struct ls_thread *chain_rec[CHAIN];
+static atomic_int chain_tid[CHAIN];
+
+static void *chain_waiter(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	ops->lock(lk);
+	chain_rec[i] = ls_thread_self();
+	atomic_store(&chain_tid[i], (int)syscall(SYS_gettid));
+	assert_int_equal(cond_wait(&cv), 0);
+	ops->unlock(lk);
+	atomic_fetch_add(&chain_done, 1);
+	return NULL;
+}
+
+static void holder_broadcast_moves_chain(void **state)
+{
+	pthread_t t[CHAIN];
+	atomic_store(&chain_done, 0);
+	atomic_store(&returned_from_wait, 0);
+	for (int i = 0; i < CHAIN; i++) {
+		atomic_store(&chain_tid[i], 0);
+		pthread_create(&t[i], NULL, chain_waiter, (void *)(intptr_t)i);
+		while (!atomic_load(&chain_tid[i]))
+			usleep(200);
+		await_sleep(atomic_load(&chain_tid[i]), &chain_rec[i]->event);
+	}
+	ops->lock(lk);
+	assert_int_equal(ls_condvar_broadcast(&cv), CHAIN);
+	usleep(20000);
+	/* The first is moved, the rest wait for the baton: none has left. */
+	assert_int_equal(atomic_load(&returned_from_wait), 0);
+	assert_true(lock_word() & LS_SF_PARKED);
+	ops->unlock(lk);
+	for (int i = 0; i < CHAIN; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(atomic_load(&chain_done), CHAIN);
+	assert_int_equal(atomic_load(&returned_from_wait), CHAIN);
+}
+
+/* --- a barrier made of a broadcast: rounds of every thread meeting, the
+ * last one broadcasting with the lock held; no thread is stranded --- */
+enum { MEETERS = 8, MEETINGS = 2000 };
+static int arrived, meeting;
+
+static void *meeter(void *arg)
+{
+	for (int i = 0; i < MEETINGS; i++) {
+		ops->lock(lk);
+		int mine = meeting;
+		if (++arrived == MEETERS) {
+			arrived = 0;
+			meeting++;
+			ls_condvar_broadcast(&cv);
+		} else {
+			while (meeting == mine)
+				assert_int_equal(cond_wait(&cv), 0);
+		}
+		ops->unlock(lk);
+	}
+	return NULL;
+}
+
+static void broadcast_barrier_loses_no_wakeup(void **state)
+{
+	arrived = meeting = 0;
+	run_all(MEETERS, meeter);
+	assert_int_equal(meeting, MEETINGS);
+	assert_false(lock_word() & LS_SF_HELD);
+}
+
 /* --- LevelDB's writer queue: the leader signals each follower it wrote
  * for, and the next leader, with the mutex held.  Every write is done
  * once and nobody is stranded: slices open here (8 threads on a hot
@@ -221,15 +311,9 @@ static void *group_writer(void *arg)
 
 static void group_commit_loses_no_wakeup(void **state)
 {
-	pthread_t t[WRITERS];
 	written = 0;
 	head = tail = NULL;
-	alarm(120); /* a lost wake-up hangs: fail rather than stall the suite */
-	for (int i = 0; i < WRITERS; i++)
-		pthread_create(&t[i], NULL, group_writer, NULL);
-	for (int i = 0; i < WRITERS; i++)
-		pthread_join(t[i], NULL);
-	alarm(0);
+	run_all(WRITERS, group_writer);
 	assert_int_equal(written, (long)WRITERS * WRITES);
 	assert_false(lock_word() & LS_SF_HELD);
 }
@@ -241,6 +325,8 @@ int main(void)
 		cmocka_unit_test_setup(holder_signal_moves_waiter, reset),
 		cmocka_unit_test_setup(other_signal_wakes_waiter, reset),
 		cmocka_unit_test_setup(group_commit_loses_no_wakeup, reset),
+		cmocka_unit_test_setup(holder_broadcast_moves_chain, reset),
+		cmocka_unit_test_setup(broadcast_barrier_loses_no_wakeup, reset),
 	};
 	return cmocka_run_group_tests_name("morph", tests, NULL, NULL);
 }

@@ -5,7 +5,9 @@
  *   hits locks       PAIRS mutex lock/unlock pairs, one timedlock, the
  *                    init/destroy calls, RW reads and RW writes, and a
  *                    condvar wait that is certain to park: the signal comes
- *                    only once the waiter sleeps in the kernel
+ *                    only once the waiter sleeps in the kernel, from the
+ *                    mutex's holder (under the default it moves the waiter
+ *                    to the lock word: one requeue)
  *   hits queue       a holder and five more threads queued behind it in
  *                    turn, all asleep before the holder lets go.  Under
  *                    capacitor:INNER (bypass 4) the fifth ticket is beyond

@@ -5,7 +5,7 @@
 #      arguments at every location, each naming the one semaphore; and no
 #      probe is there that the document does not list.
 #   2. Where bpftrace runs and the kernel allows uprobes: the probes' hits
-#      counted while tests/usdt/hits.c runs (under futex, glibc,
+#      counted while tests/usdt/hits.c runs (under slice:futex, glibc,
 #      capacitor:futex and slice:futex), against what the program does;
 #      and, from a run
 #      with statistics on while traced, that the statistics still name the
@@ -83,6 +83,7 @@ P="usdt:$LIB:lockswap"
 rm -f "$T/stats.json" "$T/hits.out"
 bpftrace -e "$P:* /comm == \"hits\"/ { @[probe] = count(); }
 	$P:mutex_acquired /comm == \"hits\"/ { @acquired_at[arg0] = count(); }
+	$P:requeue /comm == \"hits\"/ { @moved = sum(arg2); }
 	BEGIN { printf(\"ready\\n\"); }" >"$T/bpftrace.out" 2>&1 &
 bt=$!
 for _ in $(seq 240); do
@@ -92,7 +93,9 @@ for _ in $(seq 240); do
 done
 runs_ok=1
 if grep -q ready "$T/bpftrace.out"; then
-	env LD_PRELOAD="$LIB" LOCKSWAP_BACKEND=futex "$T/hits" locks >"$T/hits.out" 2>&1 || runs_ok=0
+	# The default: its signal, under the mutex, to the sleeping waiter
+	# moves it to the lock word (requeue, core/condvar/morph.h).
+	env LD_PRELOAD="$LIB" LOCKSWAP_BACKEND=slice:futex "$T/hits" locks >"$T/hits.out" 2>&1 || runs_ok=0
 	# glibc's pass-through fires the same probes (Debian's glibc has none).
 	env LD_PRELOAD="$LIB" LOCKSWAP_BACKEND=glibc "$T/hits" locks >/dev/null 2>&1 || runs_ok=0
 	# Statistics on while traced: the traced path must keep the call sites.
@@ -122,8 +125,10 @@ at = {int(m.group(1)): int(m.group(2))
       for m in re.finditer(r"^@acquired_at\[(\d+)\]: (\d+)$", text, re.M)}
 mutex = int(re.search(r"^mutex (\d+)$", open(sys.argv[2]).read(), re.M).group(1))
 g = lambda k: c.get(k, 0)
-# Three runs of "locks" (futex, glibc, futex with statistics), one "queue"
-# under each wrapper.
+moved = re.search(r"^@moved: (\d+)$", text, re.M)
+moved = int(moved.group(1)) if moved else 0
+# Three runs of "locks" (the default, glibc, the default with statistics),
+# one "queue" under each wrapper.
 LOCKS = 3
 PAIRS, RW = 100 * LOCKS, 10 * LOCKS
 checks = [
@@ -148,6 +153,8 @@ checks = [
      g("park") >= 1 and g("park_done") == g("park") and g("unpark") >= 1),
     ("capacitor_platoon >= 1", g("capacitor_platoon") >= 1),
     ("slice_handover >= 1", g("slice_handover") >= 1),
+    ("requeue == 1, moving 1: the default's signal under the mutex to the sleeping waiter",
+     g("requeue") == 1 and moved == 1),
 ]
 bad = [name for name, good in checks if not good]
 if bad:
