@@ -20,6 +20,7 @@
 #include "../../core/runtime/futex.h"
 #include "../../core/mutex/futexlock.h"
 #include "../deadline.h"
+#include "cv_race.h"
 
 static struct ls_condvar cv;
 static struct ls_futexlock mtx;
@@ -153,51 +154,18 @@ static void timeout_leaves_queue(void **state)
 
 /* --- every wake-up a signaller reports is consumed by exactly one
  * waiter, while waiters time out all around it --- */
-static atomic_long wakeups_reported, waits_succeeded;
-static atomic_int stop;
-
-static void *racing_waiter(void *arg)
-{
-	while (!atomic_load(&stop)) {
-		ls_futexlock_lock(&mtx);
-		struct timespec d = deadline_in(CLOCK_MONOTONIC, 1);
-		if (cond_wait(&d) == 0)
-			atomic_fetch_add(&waits_succeeded, 1);
-		ls_futexlock_unlock(&mtx);
-	}
-	return NULL;
-}
-
-static void *racing_signaller(void *arg)
-{
-	unsigned n = 0;
-	while (!atomic_load(&stop)) {
-		int woken = ++n % 8 ? ls_condvar_signal(&cv) : ls_condvar_broadcast(&cv);
-		atomic_fetch_add(&wakeups_reported, woken);
-		if (n % 64 == 0)
-			usleep(100);
-	}
-	return NULL;
-}
+static void race_lock(void) { ls_futexlock_lock(&mtx); }
+static void race_unlock(void) { ls_futexlock_unlock(&mtx); }
 
 static void wakeups_consumed_exactly_once(void **state)
 {
-	pthread_t w[6], s[2];
-	atomic_store(&stop, 0);
-	for (int i = 0; i < 6; i++)
-		pthread_create(&w[i], NULL, racing_waiter, NULL);
-	for (int i = 0; i < 2; i++)
-		pthread_create(&s[i], NULL, racing_signaller, NULL);
-	usleep(500000);
-	atomic_store(&stop, 1);
-	for (int i = 0; i < 2; i++)
-		pthread_join(s[i], NULL);
-	for (int i = 0; i < 6; i++)
-		pthread_join(w[i], NULL);
-	print_message("%ld wake-ups reported, %ld waits succeeded\n", atomic_load(&wakeups_reported),
-	              atomic_load(&waits_succeeded));
-	assert_true(atomic_load(&wakeups_reported) > 0);
-	assert_int_equal(atomic_load(&wakeups_reported), atomic_load(&waits_succeeded));
+	static struct cv_race r = { .cv = &cv, .lock = race_lock, .unlock = race_unlock,
+	                            .wait = cond_wait };
+	cv_race_run(&r);
+	print_message("%ld wake-ups reported, %ld waits succeeded\n", atomic_load(&r.reported),
+	              atomic_load(&r.succeeded));
+	assert_true(atomic_load(&r.reported) > 0);
+	assert_int_equal(atomic_load(&r.reported), atomic_load(&r.succeeded));
 	assert_int_equal(queue_length(), 0);
 }
 

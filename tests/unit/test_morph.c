@@ -24,6 +24,8 @@
 #include "../../core/condvar/condvar.h"
 #include "../../core/condvar/morph.h"
 #include "../../core/wrap/slice_futex.h"
+#include "../deadline.h"
+#include "cv_race.h"
 
 extern const struct ls_lock_ops ls_backend_slice_futex; /* backends/slice.c */
 static const struct ls_lock_ops *const ops = &ls_backend_slice_futex;
@@ -48,13 +50,13 @@ static int reset(void **state)
  * enqueue, release, wait, mark if moved, re-take, baton. */
 static atomic_int returned_from_wait;
 
-static int cond_wait(struct ls_condvar *c)
+static int cond_timedwait(struct ls_condvar *c, const struct timespec *deadline)
 {
 	struct ls_thread *self = ls_thread_self();
 	ls_condvar_record_lock(self, lk, ops->morph);
 	ls_condvar_enqueue(c, self);
 	ops->unlock_to_wait(lk);
-	int r = ls_condvar_wait(c, self, CLOCK_MONOTONIC, NULL);
+	int r = ls_condvar_wait(c, self, CLOCK_MONOTONIC, deadline);
 	atomic_fetch_add(&returned_from_wait, 1);
 	if (r == 0)
 		ls_condvar_morphed(self);
@@ -62,6 +64,11 @@ static int cond_wait(struct ls_condvar *c)
 	if (r == 0)
 		ls_condvar_pass_baton(self);
 	return r;
+}
+
+static int cond_wait(struct ls_condvar *c)
+{
+	return cond_timedwait(c, NULL);
 }
 
 /* The thread `tid` sleeps in futex(2) on `word` (/proc's syscall file: the
@@ -251,6 +258,27 @@ static void broadcast_barrier_loses_no_wakeup(void **state)
 	assert_false(lock_word() & LS_SF_HELD);
 }
 
+/* --- every wake-up a signaller reports is consumed by exactly one waiter,
+ * with waiters timing out all around it and the signallers holding the
+ * lock (every wake-up a move, or a wake where the waiter was not asleep) --- */
+static void race_lock(void) { ops->lock(lk); }
+static void race_unlock(void) { ops->unlock(lk); }
+static int race_wait(const struct timespec *deadline) { return cond_timedwait(&cv, deadline); }
+
+static void moved_wakeups_consumed_exactly_once(void **state)
+{
+	static struct cv_race r = { .cv = &cv, .lock = race_lock, .unlock = race_unlock,
+	                            .wait = race_wait, .signal_holding = true };
+	alarm(120); /* a lost wake-up hangs: fail rather than stall the suite */
+	cv_race_run(&r);
+	alarm(0);
+	print_message("%ld wake-ups reported, %ld waits succeeded\n", atomic_load(&r.reported),
+	              atomic_load(&r.succeeded));
+	assert_true(atomic_load(&r.reported) > 0);
+	assert_int_equal(atomic_load(&r.reported), atomic_load(&r.succeeded));
+	assert_false(lock_word() & LS_SF_HELD);
+}
+
 /* --- LevelDB's writer queue: the leader signals each follower it wrote
  * for, and the next leader, with the mutex held.  Every write is done
  * once and nobody is stranded: slices open here (8 threads on a hot
@@ -327,6 +355,7 @@ int main(void)
 		cmocka_unit_test_setup(group_commit_loses_no_wakeup, reset),
 		cmocka_unit_test_setup(holder_broadcast_moves_chain, reset),
 		cmocka_unit_test_setup(broadcast_barrier_loses_no_wakeup, reset),
+		cmocka_unit_test_setup(moved_wakeups_consumed_exactly_once, reset),
 	};
 	return cmocka_run_group_tests_name("morph", tests, NULL, NULL);
 }
