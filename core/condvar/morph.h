@@ -42,7 +42,9 @@
  *
  * Who holds the mutex: a hint per thread, `ls_cv_held`, the lock state the
  * thread last took and has not released since (set and cleared by the
- * backends that morph; a thread holding two locks knows only the later).
+ * backends that morph; a thread holding two locks knows only the later;
+ * the default's lock sets it before it takes the lock, so that its fast
+ * path stays a tail call: a thread that waits for a lock signals nothing).
  * The mutex stays alive while its holder signals, and the waiter cannot
  * take it back before the signaller releases it, so steps 2 and 3 touch
  * live memory.  Nobody else's hint is trusted: a signaller that does not
