@@ -166,33 +166,43 @@ void ls_condvar_leave(struct ls_condvar *cv, struct ls_thread *self)
 		ls_condvar_signal(cv);
 }
 
-/* The waiter's lock, when the calling thread holds it and it has a park
- * word: the word to move the waiter to (morph.h), else NULL.  A waiter
- * whose lock is the caller's cannot begin another wait meanwhile: it has
- * to take that lock back first. */
-static _Atomic uint32_t *morph_word(struct ls_thread *t)
+/* How a waiter is woken (morph.h): moved asleep to `to`, its lock's park
+ * word, or, with `to` NULL, woken on its own event. */
+struct wake_plan {
+	_Atomic uint32_t *to;
+	void *lock;
+	const struct ls_cv_morph *ops;
+};
+
+/* Plan t's wake-up before t is published SIGNALLED (from then on it may
+ * return and reuse its record): a move when the calling thread holds t's
+ * lock and that lock has a park word, else a wake; t's flag says which
+ * (morph.h, step 1).  A waiter whose lock is the caller's cannot begin
+ * another wait meanwhile: it has to take that lock back first. */
+static struct wake_plan plan_wake(struct ls_thread *t)
 {
-	void *lock = atomic_load_explicit(&t->cv_lock, memory_order_relaxed);
-	if (!lock || lock != ls_cv_held)
-		return NULL;
-	const struct ls_cv_morph *ops = atomic_load_explicit(&t->cv_morph, memory_order_relaxed);
-	return ops ? ops->park_word(lock) : NULL;
+	struct wake_plan p = {
+		.lock = atomic_load_explicit(&t->cv_lock, memory_order_relaxed),
+		.ops = atomic_load_explicit(&t->cv_morph, memory_order_relaxed),
+	};
+	if (p.lock && p.lock == ls_cv_held && p.ops)
+		p.to = p.ops->park_word(p.lock);
+	atomic_store_explicit(&t->cv_morphed, p.to != NULL, memory_order_relaxed);
+	return p;
 }
 
-/* Wake t, signalled; or, with `to` (morph_word's, whose flag t has),
- * move it asleep to its lock's word, then mark the lock, which the caller
- * holds (morph.h, steps 2 and 3: moved first, marked after).  `lock` and
- * `ops` were read before t was published SIGNALLED. */
-static void wake_or_move(struct ls_thread *t, _Atomic uint32_t *to, void *lock,
-                         const struct ls_cv_morph *ops)
+/* Carry out plan_wake's plan for t, signalled: a wake, or a move and then
+ * the mark of the lock, which the caller holds (morph.h, steps 2 and 3:
+ * moved first, marked after). */
+static void wake_or_move(struct ls_thread *t, struct wake_plan p)
 {
-	if (!to) {
+	if (!p.to) {
 		ls_unpark(&t->event, 1);
 		return;
 	}
 	/* Nothing moved: it was not asleep, and runs on its own. */
-	if (ls_unpark_to(&t->event, LS_CV_SIGNALLED, to) > 0 && !ops->mark_parked(lock))
-		ls_unpark(to, 1); /* free after all: a hint gone stale */
+	if (ls_unpark_to(&t->event, LS_CV_SIGNALLED, p.to) > 0 && !p.ops->mark_parked(p.lock))
+		ls_unpark(p.to, 1); /* free after all: a hint gone stale */
 }
 
 void ls_condvar_pass_baton(struct ls_thread *self)
@@ -203,11 +213,7 @@ void ls_condvar_pass_baton(struct ls_thread *self)
 	self->cv_wake_next = NULL;
 	/* The caller took its mutex back: the next waiter, when it waits for
 	 * the same one, is moved to it rather than woken to find it held. */
-	_Atomic uint32_t *to = morph_word(next);
-	if (to)
-		atomic_store_explicit(&next->cv_morphed, 1, memory_order_relaxed);
-	wake_or_move(next, to, atomic_load_explicit(&next->cv_lock, memory_order_relaxed),
-	             atomic_load_explicit(&next->cv_morph, memory_order_relaxed));
+	wake_or_move(next, plan_wake(next));
 }
 
 int ls_condvar_signal(struct ls_condvar *cv)
@@ -217,24 +223,15 @@ int ls_condvar_signal(struct ls_condvar *cv)
 	if (!atomic_load_explicit(&cv->head, memory_order_relaxed))
 		return 0;
 	struct ls_thread *woken = NULL;
-	_Atomic uint32_t *to = NULL;
-	void *lock = NULL;
-	const struct ls_cv_morph *ops = NULL;
+	struct wake_plan plan;
 	uint32_t e = queue_lock(cv);
 	struct ls_thread *t;
 	while (!woken && (t = atomic_load_explicit(&cv->head, memory_order_relaxed))) {
 		unlink_waiter(cv, t);
-		/* The lock fields are the waiter's since before it enqueued,
-		 * read before SIGNALLED (from then on it may return; though
-		 * moved, it cannot begin another wait before we release the
-		 * lock it takes back).  The flag is published by the release
-		 * CAS (a waiter reads it only once SIGNALLED), and taken back
-		 * under the queue lock if the waiter abandoned (its leave
-		 * takes the lock after us). */
-		to = morph_word(t);
-		lock = atomic_load_explicit(&t->cv_lock, memory_order_relaxed);
-		ops = atomic_load_explicit(&t->cv_morph, memory_order_relaxed);
-		atomic_store_explicit(&t->cv_morphed, to != NULL, memory_order_relaxed);
+		/* The flag is published by the release CAS (a waiter reads
+		 * it only once SIGNALLED), and taken back under the queue lock
+		 * if the waiter abandoned (its leave takes the lock after us). */
+		plan = plan_wake(t);
 		uint32_t w = LS_CV_WAITING;
 		/* release: the waiter's acquire load sees a complete record. */
 		if (atomic_compare_exchange_strong_explicit(&t->event, &w, LS_CV_SIGNALLED,
@@ -248,7 +245,7 @@ int ls_condvar_signal(struct ls_condvar *cv)
 	queue_unlock(cv, e);
 	if (!woken)
 		return 0;
-	wake_or_move(woken, to, lock, ops);
+	wake_or_move(woken, plan);
 	return 1;
 }
 
@@ -286,17 +283,11 @@ int ls_condvar_broadcast(struct ls_condvar *cv)
 		last = t;
 		n++;
 	}
-	/* The first, when the caller holds its lock, is moved to it (its
-	 * flag before its SIGNALLED; the lock's fields read before too). */
-	_Atomic uint32_t *to = NULL;
-	void *lock = NULL;
-	const struct ls_cv_morph *ops = NULL;
-	if (first) {
-		to = morph_word(first);
-		lock = atomic_load_explicit(&first->cv_lock, memory_order_relaxed);
-		ops = atomic_load_explicit(&first->cv_morph, memory_order_relaxed);
-		atomic_store_explicit(&first->cv_morphed, to != NULL, memory_order_relaxed);
-	}
+	/* The first, when the caller holds its lock, is moved to it: planned
+	 * before its SIGNALLED. */
+	struct wake_plan plan = { 0 };
+	if (first)
+		plan = plan_wake(first);
 	/* Phase 2: publish.  Read the link before the release store: once
 	 * SIGNALLED, the waiter may return and reuse its record. */
 	for (t = first; t;) {
@@ -306,6 +297,6 @@ int ls_condvar_broadcast(struct ls_condvar *cv)
 	}
 	queue_unlock(cv, e);
 	if (first)
-		wake_or_move(first, to, lock, ops);
+		wake_or_move(first, plan);
 	return n;
 }
