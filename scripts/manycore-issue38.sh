@@ -28,8 +28,13 @@
 #              hand-over (LOCKSWAP_SLICE_WAKE_US=100, off by default) against
 #              the default, short and shorter sections at 4 / 8 / 16 threads
 #              (90 s)
-# Budgets add up to 840 s, over one command's 10 minutes: run it as two,
-# PARTS="default bcs capacitor" (510 s), then PARTS="seeds issue45 wake" (330 s);
+#   slices     issue 45's fairness at speed: every slice:* backend with inlined
+#              verbs (futex, tts, ticket, mcs, queued) against glibc, MutexBench's
+#              short section at 16 / 64 threads (target: as fast against glibc as
+#              on 2 cores, min share >= 0.9), and bench/startup.py: what loading
+#              the library adds to a process that does nothing (60 s)
+# Budgets add up to 900 s, over one command's 10 minutes: run it as two,
+# PARTS="default bcs capacitor" (510 s), then PARTS="seeds issue45 wake slices" (390 s);
 # the parts' own settings keep each inside its budget.
 #
 # Before: build here (`make -j2 all`), then carry build/, liblockswap.so and,
@@ -43,7 +48,7 @@
 set -u
 cd "$(dirname "$0")/.."
 OUT=${1:-out/manycore-issue38}
-read -r -a PARTS <<<"${PARTS:-default bcs capacitor seeds issue45 wake}"
+read -r -a PARTS <<<"${PARTS:-default bcs capacitor seeds issue45 wake slices}"
 PY=${PY:-$(command -v /usr/bin/python3 || command -v python3)}
 export PY
 QUICK=${LS_MANYCORE_QUICK:-}
@@ -84,6 +89,19 @@ part_issue45() {
 	fi
 }
 
+# Issue 45's fairness at speed for every slice:* backend, and the start-up cost.
+part_slices() {
+	local threads=16,64 runs=3 secs=0.4 rounds=7
+	[ -n "${LS_MANYCORE_QUICK:-}" ] && threads=2 runs=2 secs=0.05 rounds=2
+	"$PY" scripts/lockswap sweep -q -b glibc -b slice:futex -b slice:tts -b slice:ticket \
+		-b slice:mcs -b slice:queued --threads "$threads" --runs "$runs" --warmup 1 \
+		--json-key throughput --extra-key min_share --out "$1/slices" -- \
+		build/bench/mutexbench --threads '{threads}' --cs-work 10 --ncs-work 10 \
+		--seconds "$secs" --json || return
+	"$PY" bench/startup.py --rounds "$rounds" --count 100 --lib lockswap=liblockswap.so \
+		--json "$1/startup.json" | tee "$1/startup.txt"
+}
+
 summary=$OUT/summary.md
 echo "# Issues 38 and 45 on many cores" >"$summary"
 echo >>"$summary"
@@ -96,13 +114,14 @@ for part in "${PARTS[@]}"; do
 	seeds)     budget=90 ;;
 	issue45)   budget=150 ;;
 	wake)      budget=90 ;;
-	*) say "unknown part '$part' (default bcs capacitor seeds issue45 wake)"; exit 2 ;;
+	slices)    budget=60 ;;
+	*) say "unknown part '$part' (default bcs capacitor seeds issue45 wake slices)"; exit 2 ;;
 	esac
 	dir=$OUT/$part
 	mkdir -p "$dir"
 	start=$(date +%s)
 	say "$part (budget ${budget} s)"
-	if [ "$part" = default ] || [ "$part" = issue45 ]; then
+	if [ "$part" = default ] || [ "$part" = issue45 ] || [ "$part" = slices ]; then
 		export -f "part_$part"
 		timeout -k 5 "$budget" bash -c "part_$part \"\$0\"" "$dir" >"$dir/log.txt" 2>&1
 	elif [ -f "scripts/manycore/$part.sh" ]; then

@@ -34,6 +34,7 @@
 #include "report.h"
 #include "stderr_keep.h"
 #include "writing.h"
+#include "../core/runtime/cold.h"
 
 
 static int pipe_r = -1;
@@ -144,7 +145,7 @@ static void write_file(const struct ls_snap *s, const char *pattern, enum fmt f,
 		warn_file(f == FMT_JSON ? "the statistics to" : "folded stacks to", path);
 		return;
 	}
-	static struct ls_out out; /* 16 KiB: not on the helper's stack; dumps are serialised */
+	static struct ls_out out LS_COLD_BSS; /* 16 KiB: not on the helper's stack; dumps are serialised */
 	ls_out_init(&out, fd);
 	if (f == FMT_JSON)
 		ls_stats_write_json(s, &out, reason, seq);
@@ -175,7 +176,7 @@ void ls_stats_dump(const char *reason)
 		ls_symbols_begin();
 		int err_fd = ls_stats_stderr_fd();
 		if (ls_stats_cfg.top && ls_snap_any(&s) && err_fd >= 0) {
-			static struct ls_out err;
+			static struct ls_out err LS_COLD_BSS;
 			ls_out_init(&err, err_fd);
 			ls_stats_write_text(&s, &err, reason);
 			ls_out_flush(&err);

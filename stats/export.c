@@ -50,6 +50,7 @@
 #include "spawn.h"
 #include "prom.h"
 #include "writing.h"
+#include "../core/runtime/cold.h"
 
 static char pattern[256];
 static unsigned interval;
@@ -93,7 +94,7 @@ static void write_file(const struct ls_snap *s)
 		warn_once("create", tmp);
 		return;
 	}
-	static struct ls_out out; /* 16 KiB, off the thread's stack: writes are serialised */
+	static struct ls_out out LS_COLD_BSS; /* 16 KiB, off the thread's stack: writes are serialised */
 	ls_out_init(&out, fd);
 	bool ok = ls_stats_write_prom(s, &out);
 	ok = ls_out_flush(&out) && ok;

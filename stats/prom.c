@@ -40,6 +40,7 @@
 #include "watch_int.h"
 #include "prom.h"
 #include "prom_text.h"
+#include "../core/runtime/cold.h"
 
 #define SITES_MAX 500   /* LOCKSWAP_STATS_PROM_SITES's maximum */
 #define OTHER SITES_MAX /* the series of the sites without one of their own */
@@ -67,7 +68,7 @@ struct site_table {
 	unsigned nsites;
 	uint16_t index_of[INDEX_CAP]; /* series index + 1; 0 = empty */
 };
-static struct site_table tables[KINDS];
+static struct site_table tables[KINDS] LS_COLD_BSS;
 static struct series *series; /* the table of the kind being written */
 
 struct acc {

@@ -31,6 +31,7 @@
 
 #include "../core/runtime/own_io.h"
 #include "report.h"
+#include "../core/runtime/cold.h"
 
 #define MAX_FILES 32
 
@@ -45,7 +46,7 @@ struct elf_file {
 	bool loaded;
 };
 
-static struct elf_file files[MAX_FILES];
+static struct elf_file files[MAX_FILES] LS_COLD_BSS;
 static int nfiles;
 
 /* Results by pc for one dump: stacks share most of their frames. */

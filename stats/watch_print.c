@@ -19,6 +19,7 @@
 #include "state.h"
 #include "watch_int.h"
 #include "writing.h"
+#include "../core/runtime/cold.h"
 
 bool ls_watch_report_enter(void)
 {
@@ -38,7 +39,7 @@ void ls_watch_report_leave(void)
 
 /* ---- stderr ---- */
 
-static struct ls_out err; /* under the dump lock */
+static struct ls_out err LS_COLD_BSS; /* under the dump lock */
 
 static void print_cycle(struct ls_out *o, const struct ls_order_cycle *c)
 {

@@ -39,6 +39,7 @@
 #include "spawn.h"
 #include "state.h"
 #include "watch_int.h"
+#include "../core/runtime/cold.h"
 
 #define HANGS_KEPT 64
 #define CHAIN 16      /* threads followed from one waiter */
@@ -49,7 +50,7 @@ static _Atomic int running;     /* 0 none, 1 starting or running */
 static _Atomic bool stopping;
 static _Atomic bool child_wants;
 static _Atomic uint64_t deadlocks, long_waits;
-static struct ls_hang hangs[HANGS_KEPT];
+static struct ls_hang hangs[HANGS_KEPT] LS_COLD_BSS;
 static _Atomic uint32_t nhangs;
 
 static void futex_wait_ms(_Atomic uint32_t *w, uint32_t seen, unsigned ms)

@@ -5,6 +5,7 @@
 
 #include "../runtime/wait.h"
 #include "../runtime/timespec.h"
+#include "../runtime/cold.h"
 
 /*
  * Requests, as the consumer handles them (ctx = the lock):
@@ -52,7 +53,7 @@ enum { WHERE_NONE = 0, WHERE_QUEUED = 1, WHERE_OWNER = 2, WHERE_RETRY = 3 };
 #define PER_SLAB 256u
 #define MAX_SLABS 4096u
 
-static struct ls_bcslock_node *_Atomic slabs[MAX_SLABS];
+static struct ls_bcslock_node *_Atomic slabs[MAX_SLABS] LS_COLD_BSS;
 
 /* Lock-free so that fork cannot leave it held: racing creators both mmap,
  * one CAS wins, the loser unmaps its copy (never seen by anyone). */

@@ -5,11 +5,12 @@
 
 #include "alloc_lock.h"
 #include "wait.h"
+#include "cold.h"
 
 #define PER_SLAB 256u
 #define MAX_SLABS (LS_QNODE_MAX / PER_SLAB)
 
-static struct ls_qnode *_Atomic slabs[MAX_SLABS];
+static struct ls_qnode *_Atomic slabs[MAX_SLABS] LS_COLD_BSS;
 static struct ls_alloc_lock slab_lock; /* guards slab creation only */
 static _Atomic uint32_t next_extra = LS_QNODE_HOMES + 1;
 

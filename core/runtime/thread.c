@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include "alloc_lock.h"
+#include "cold.h"
 
 /*
  * Slab directory: slab k holds ids [k*PER_SLAB+1, (k+1)*PER_SLAB].  Slabs
@@ -19,7 +20,7 @@ __thread struct ls_thread *ls_thread_current
 void (*ls_thread_hook)(struct ls_thread *t);
 _Atomic uint32_t ls_fork_epoch;
 
-static struct ls_thread *_Atomic slabs[MAX_SLABS];
+static struct ls_thread *_Atomic slabs[MAX_SLABS] LS_COLD_BSS;
 static _Atomic uint32_t nslabs;
 /* Guards free_list and slab creation; never held across a blocking call
  * other than mmap.  A plain futex lock: it must not be a pthread mutex. */

@@ -8,6 +8,7 @@
 #include "park.h"
 #include "thread.h"
 #include "timespec.h"
+#include "cold.h"
 
 /* ---- the spinner bound ------------------------------------------------ */
 
@@ -84,7 +85,7 @@ static bool admit_spinner(bool *counted)
 struct est_slot {
 	_Alignas(64) _Atomic uint32_t ns; /* 0 = never measured */
 };
-static struct est_slot estimates[EST_SLOTS];
+static struct est_slot estimates[EST_SLOTS] LS_COLD_BSS;
 
 static _Atomic uint32_t *estimate_of(const void *lock)
 {

@@ -5,8 +5,9 @@
 
 #include "../runtime/wait.h"
 #include "../runtime/timespec.h"
+#include "../runtime/cold.h"
 
-_Atomic uint64_t ls_bravo_table[LS_BRAVO_SLOTS];
+_Atomic uint64_t ls_bravo_table[LS_BRAVO_SLOTS] LS_COLD_BSS;
 
 /* This thread's fast holds (see the header: never read by other threads). */
 struct held {

@@ -26,6 +26,7 @@
 #include "../../core/runtime/home_signal.h"
 #include "../entry/export.h"
 #include "away.h"
+#include "../../core/runtime/cold.h"
 
 void *_Atomic ls_glibc_sigaction, *_Atomic ls_glibc_signal, *_Atomic ls_glibc_bsd_signal,
         *_Atomic ls_glibc_sysv_signal, *_Atomic ls_glibc___sysv_signal;
@@ -41,7 +42,7 @@ struct action {
 	bool routed;          /* the kernel has the trampoline for it */
 };
 
-static struct action actions[_NSIG];
+static struct action actions[_NSIG] LS_COLD_BSS;
 static _Atomic int table_lock;
 static bool routing;
 

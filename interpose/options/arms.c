@@ -11,6 +11,7 @@
 #include "../../backends/backend.h"
 #include "backend_hints.h"
 #include "option_syntax.h"
+#include "../../core/runtime/cold.h"
 
 /* Options an arm can set, by index in the whole table (ls_option_count():
  * options.def's rows and every backend's .settings).  An arm that sets an
@@ -303,9 +304,10 @@ unsigned ls_arms_pick(const struct ls_arm_list *l, const char *key)
 
 /* ---- the choice at start-up ---- */
 
-static struct ls_arm_choice chosen;
-static const char *chosen_values[LS_OPTIONS_MAX];
-static char value_text[LS_ARMS_TEXT_MAX + LS_ARM_BACKEND_MAX];
+/* Written only where LOCKSWAP_ARMS is set (cold.h: out of start-up's pages). */
+static struct ls_arm_choice chosen LS_COLD_BSS;
+static const char *chosen_values[LS_OPTIONS_MAX] LS_COLD_BSS;
+static char value_text[LS_ARMS_TEXT_MAX + LS_ARM_BACKEND_MAX] LS_COLD_BSS;
 /* 1 once `chosen` is filled in: release store after the fill, acquire
  * loads by the readers.  Racing initialisers fill it with the same bytes
  * (same environment, same pid, same agreed seed), as ls_active_name is. */
@@ -463,8 +465,9 @@ const struct ls_arm_choice *ls_arm_chosen(void)
 
 const char *ls_arm_value(const struct ls_option *o)
 {
-	size_t idx = ls_option_index(o);
-	if (idx >= LS_OPTIONS_MAX || !atomic_load_explicit(&chosen_state, memory_order_acquire))
+	/* No arm (the usual case) before the option's index, which walks. */
+	if (!atomic_load_explicit(&chosen_state, memory_order_acquire))
 		return NULL;
-	return chosen_values[idx];
+	size_t idx = ls_option_index(o);
+	return idx < LS_OPTIONS_MAX ? chosen_values[idx] : NULL;
 }

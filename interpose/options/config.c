@@ -23,8 +23,15 @@ const char *ls_option_value(const struct ls_option *o)
 	const char *arm = ls_arm_value(o);
 	if (arm)
 		return arm;
+	/* The variable's name without snprintf: start-up asks for every
+	 * option, in every process the preload enters. */
 	char var[64];
-	snprintf(var, sizeof var, PREFIX "%s", o->name);
+	size_t plen = sizeof PREFIX - 1, n = strlen(o->name);
+	if (n >= sizeof var - plen)
+		n = sizeof var - plen - 1;
+	memcpy(var, PREFIX, plen);
+	memcpy(var + plen, o->name, n);
+	var[plen + n] = 0;
 	const char *v = getenv(var);
 	if (v)
 		return v;

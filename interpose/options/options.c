@@ -1,8 +1,8 @@
 #include "options.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "../../backends/backend.h"
 #include "../../backends/rwlock.h"
@@ -39,13 +39,21 @@ enum {
 #define SETTINGS_AT (ROW_SPIN + 1)
 
 /* The algorithms' settings, walked in place: constant lists, no copy, so
- * this is safe before the constructor and from any thread. */
+ * this is safe before the constructor and from any thread.  Their count is
+ * remembered (relaxed: every thread that counts finds the same number), so
+ * that a look-up by index walks the settings once, not twice. */
+static _Atomic size_t settings_counted; /* the count + 1; 0: not yet */
+
 static size_t settings_count(void)
 {
+	size_t known = atomic_load_explicit(&settings_counted, memory_order_relaxed);
+	if (known)
+		return known - 1;
 	size_t n = 0;
 	for (const struct ls_lock_ops *const *b = ls_backends; *b; b++)
 		for (const struct ls_option *s = (*b)->settings; s && s->name; s++)
 			n++;
+	atomic_store_explicit(&settings_counted, n + 1, memory_order_relaxed);
 	return n;
 }
 
@@ -74,13 +82,26 @@ const struct ls_option *ls_option_at(size_t i)
 	return i < SHIM_COUNT ? &shim_options[i] : NULL;
 }
 
+/* One walk: a shim option's index from its place in its array, a
+ * setting's from the settings before it.  It was a call of ls_option_at
+ * for each index, itself a walk; start-up asks for every option's index
+ * (an arm's value, config.c), and that cost every process the preload
+ * enters 250,000 instructions (callgrind, /bin/true); ls_arm_value now asks
+ * for it only where an arm was chosen. */
 size_t ls_option_index(const struct ls_option *o)
 {
-	size_t n = ls_option_count();
-	for (size_t i = 0; i < n; i++)
-		if (ls_option_at(i) == o)
-			return i;
-	return n;
+	size_t n = settings_count();
+	uintptr_t at = (uintptr_t)o, first = (uintptr_t)shim_options;
+	if (at >= first && at < (uintptr_t)(shim_options + SHIM_COUNT)) {
+		size_t i = (size_t)(o - shim_options);
+		return i < SETTINGS_AT ? i : i + n;
+	}
+	size_t i = SETTINGS_AT;
+	for (const struct ls_lock_ops *const *b = ls_backends; *b; b++)
+		for (const struct ls_option *s = (*b)->settings; s && s->name; s++, i++)
+			if (s == o)
+				return i;
+	return SHIM_COUNT + n;
 }
 
 #define PREFIX "LOCKSWAP_"
@@ -107,14 +128,27 @@ static bool parse_uint(const char *v, unsigned long *out)
 	return true;
 }
 
+/* v equals word (lower case) but for the case of ASCII letters.  Not
+ * strcasecmp: start-up checks every boolean option, and strcasecmp's code
+ * and its locale's table are two pages of libc that a process seldom
+ * touches otherwise, each a page fault in every process the preload enters
+ * (core/runtime/cold.h: about 12 us each on the project's VM). */
+static bool same_word(const char *v, const char *word)
+{
+	for (; *word; v++, word++)
+		if ((*v >= 'A' && *v <= 'Z' ? *v - 'A' + 'a' : *v) != *word)
+			return false;
+	return !*v;
+}
+
 static int parse_bool(const char *v)
 {
 	static const char *const yes[] = { "1", "on", "yes", "true" };
 	static const char *const no[] = { "0", "off", "no", "false" };
 	for (int i = 0; i < 4; i++) {
-		if (strcasecmp(v, yes[i]) == 0)
+		if (same_word(v, yes[i]))
 			return 1;
-		if (strcasecmp(v, no[i]) == 0)
+		if (same_word(v, no[i]))
 			return 0;
 	}
 	return -1;

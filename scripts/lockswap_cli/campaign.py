@@ -17,7 +17,7 @@ import time
 from . import signals
 from .errors import ToolError
 from .metrics import MetricError, json_lines, optional_key
-from .settings import child_env, needs_rseq_off
+from .settings import child_env, needs_rseq_off, unloaded_env
 
 STDERR_TAIL = 5
 # A baseline that failed this many runs, and never succeeded, stops `ab`:
@@ -225,8 +225,11 @@ def dotted_keys(obj, prefix=""):
 
 def environments(lib_path, variants):
     """label -> environment of the program for each checked backend (under
-    its own LIB= build where it names one).  If any runs ces, every one runs
-    with glibc's rseq registration off (settings.child_env)."""
+    its own LIB= build where it names one; -b none without lockswap).  If
+    any runs ces, every one runs with glibc's rseq registration off
+    (settings.child_env)."""
     rseq_off = any(needs_rseq_off(v.values) for v in variants)
-    return {v.label: child_env(v.lib_path or lib_path, v.values, rseq_off=rseq_off)
+    libs = {lib_path} | {v.lib_path for v in variants if v.lib_path}
+    return {v.label: unloaded_env(libs, rseq_off=rseq_off) if getattr(v, "unloaded", False)
+            else child_env(v.lib_path or lib_path, v.values, rseq_off=rseq_off)
             for v in variants}

@@ -50,7 +50,8 @@ def add_backend_arguments(parser):
     """-b and -r, the first flags of `ab` and `sweep`."""
     parser.add_argument("-b", "--backend", dest="backends", action="append", default=[],
                         metavar="NAME[,VAR=VALUE...]",
-                        help="a backend to compare (`default`: the library's default; repeat; "
+                        help="a backend to compare (`default`: the library's default; `none`: "
+                             "the program without lockswap, what loading it costs; repeat; "
                              "the first is the baseline of the ratios); VAR=VALUE pairs give "
                              "this one its own options, e.g. futex,SPIN=0; LIB=PATH runs it "
                              "under that build of liblockswap.so")
@@ -93,8 +94,10 @@ def prepare(args, groups, commands, least=2, extra_keys=()):
     metric = metrics.Metric(args.metric, args.json_key, args.lower_is_better)
     settings.check_variants(lib, args, variants)
     envs = campaign.environments(lib.path, variants)
+    # The preload check against a loaded arm's library (-b none has none).
+    loaded = next((v for v in variants if not v.unloaded), variants[0])
     for cmd in commands.values():
-        settings.resolve_command(cmd, envs[variants[0].label])
+        settings.resolve_command(cmd, envs[loaded.label])
     if args.out:
         output.check_prefix(args.out)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
@@ -244,6 +247,8 @@ class Measurement:
 
     def backend_json(self, v):
         out = {"label": v.label, "settings": v.values}
+        if v.unloaded:
+            out["preload"] = False
         if v.lib_path:
             out["library"] = v.lib_path
             out["lockswap"] = library.load(v.lib_path).version
@@ -260,7 +265,9 @@ class Measurement:
             f"- started {c['started']} on {c['host']} ({c['cpus']} CPUs); load average {load}",
             f"- library: {c['library']} (lockswap {c['lockswap']})"] +
             [f"- library of `{b['label']}`: {b['library']} (lockswap {b['lockswap']})"
-             for b in c["backends"] if "library" in b])
+             for b in c["backends"] if "library" in b] +
+            [f"- `{b['label']}`: the program without lockswap (no LD_PRELOAD of it, no "
+             "LOCKSWAP_* variable)" for b in c["backends"] if b.get("preload") is False])
 
     def to_json(self, runs, extra):
         return {**self.context(), **extra, "runs": [r.to_json() for r in runs]}

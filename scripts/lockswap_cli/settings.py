@@ -22,6 +22,7 @@ from .library import PREFIX
 
 LIB_KEY = "LIB"  # NAME,LIB=PATH: the variant's own liblockswap.so, not an option
 DEFAULT = "default"  # -b default, -r default: the library's own default backend
+NONE = "none"  # -b none: the program without lockswap (no preload, no LOCKSWAP_*)
 
 # Dedicated flags: (flag, option NAME, metavar, help).  Options the library
 # gains later need no flag: --set covers them.
@@ -83,15 +84,26 @@ def common_settings(args, inherited):
 class Variant:
     """One -b (mutex backend) or -r (rwlock backend) argument: a label (as
     typed), its own settings, and the library build it runs under (lib_path;
-    None: the one the CLI found or --lib gave)."""
+    None: the one the CLI found or --lib gave); unloaded: -b none."""
+
+    unloaded = False
 
     def __init__(self, text, flag="-b", var="BACKEND", lib=None):
         parts = text.split(",")
         self.label = text
         self.backend = parts[0].strip()
         self.lib_path = None
+        self.unloaded = flag == "-b" and self.backend.lower() == NONE
         if not self.backend:
             raise UsageError(f"{flag} {text!r}: no backend name")
+        if self.unloaded:
+            # What loading lockswap costs at all: the baseline a fleet
+            # compares against before it turns the library on.
+            if len(parts) > 1:
+                raise UsageError(f"{flag} {text!r}: none runs the program without lockswap, "
+                                 "so it takes no settings")
+            self.settings = {}
+            return
         self.settings = {PREFIX + var: (self.backend, f"{flag} {text}")}
         for part in parts[1:]:
             name, eq, value = part.partition("=")
@@ -109,6 +121,9 @@ class Variant:
 
     def combined(self, rw):
         """This mutex variant with rwlock variant rw: label "B/R"."""
+        if self.unloaded:
+            raise UsageError("-b none runs the program without lockswap, so it has no rwlock "
+                             "to combine with -r; compare rwlocks with -r alone")
         if self.lib_path and rw.lib_path and self.lib_path != rw.lib_path:
             raise UsageError(f"-b {self.label} and -r {rw.label} name different LIB= builds; "
                              "give LIB= on one side only")
@@ -198,6 +213,9 @@ def check_variants(lib, args, variants):
             any(PREFIX + "RWLOCK" in v.settings for v in variants):
         raise UsageError("choose rwlock backends with -r, not --set RWLOCK=... as well")
     for v in variants:
+        if v.unloaded:
+            v.values = {}
+            continue
         own = library.load(v.lib_path) if v.lib_path else lib
         v.values = check(own, {**common, **v.settings})
         name_inner(own, v)
@@ -256,6 +274,24 @@ def child_env(lib_path, values, base=None, rseq_off=None):
             if p and p != lib_path]
     env["LD_PRELOAD"] = ":".join([lib_path] + kept)
     if needs_rseq_off(values) if rseq_off is None else rseq_off:
+        with_rseq_off(env)
+    return env
+
+
+def unloaded_env(lib_paths, base=None, rseq_off=False):
+    """The environment of -b none: base (default: the CLI's own) without
+    any LOCKSWAP_* variable and with lib_paths (every build the comparison
+    loads) taken out of LD_PRELOAD, the user's other entries kept; rseq
+    as the other arms run it."""
+    env = {k: v for k, v in (os.environ if base is None else base).items()
+           if not k.startswith(PREFIX)}
+    kept = [p for p in env.get("LD_PRELOAD", "").replace(" ", ":").split(":")
+            if p and p not in lib_paths]
+    if kept:
+        env["LD_PRELOAD"] = ":".join(kept)
+    else:
+        env.pop("LD_PRELOAD", None)
+    if rseq_off:
         with_rseq_off(env)
     return env
 

@@ -235,6 +235,53 @@ class PerBackendLibrary(unittest.TestCase, CliAssertions):
         self.assertUsageError(p, "LIB= needs the path")
 
 
+class WithoutLockswap(unittest.TestCase, CliAssertions):
+    """-b none: the program without lockswap, neither preloaded nor given
+    a LOCKSWAP_* variable (an inherited one included), beside arms that
+    load it: what loading lockswap costs at all."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.log = os.path.join(cls.tmp.name, "preloads")
+        cls.prefix = os.path.join(cls.tmp.name, "out", "ab")
+        cls.p = lockswap("ab", "-b", "none", "-b", "futex", "--json-key", "throughput",
+                         "--runs", "2", "--warmup", "0", "-q", "--out", cls.prefix, "--", FAKE,
+                         env=clean_env(FAKE_PRELOAD_LOG=cls.log, LOCKSWAP_SPIN="0"))
+        with open(cls.log) as f:
+            cls.preloads = sorted(tuple(line.split()) for line in f)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_succeeds(self):
+        self.assertEqual(self.p.returncode, 0, self.p.stderr)
+
+    def test_none_runs_without_the_library(self):
+        # fake_bench logs "none" for a run without LOCKSWAP_BACKEND, and
+        # the first LD_PRELOAD entry (none here) after it.
+        lib = os.path.realpath(LIB)
+        self.assertEqual(self.preloads, [("futex", lib)] * 2 + [("none",)] * 2)
+
+    def test_files_say_so(self):
+        with open(self.prefix + ".json") as f:
+            result = json.load(f)
+        none = next(b for b in result["backends"] if b["label"] == "none")
+        self.assertEqual((none["settings"], none.get("preload")), ({}, False))
+        with open(self.prefix + ".md") as f:
+            self.assertIn("- `none`: the program without lockswap", f.read())
+
+    def test_none_takes_no_settings(self):
+        p = lockswap("ab", "-b", "none,SPIN=0", "-b", "futex", "--", FAKE)
+        self.assertUsageError(p, "none runs the program without lockswap, so it takes no "
+                                 "settings")
+
+    def test_none_has_no_rwlock(self):
+        p = lockswap("ab", "-b", "none", "-b", "futex", "-r", "futex", "--", FAKE)
+        self.assertUsageError(p, "-b none runs the program without lockswap")
+
+
 class ManyBuilds(unittest.TestCase, CliAssertions):
     """Five builds beside the default one: more than this Python process
     can load next to each other (each build's initial-exec TLS comes out

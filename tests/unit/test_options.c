@@ -177,6 +177,39 @@ static void every_option_default_is_valid(void **state)
 	}
 }
 
+/* ls_option_index is the inverse of ls_option_at (it finds a shim option
+ * by its place in its array and a setting by one walk, not by calling
+ * ls_option_at for each index), and a pointer from elsewhere has none. */
+static void index_is_the_position(void **state)
+{
+	(void)state;
+	size_t n = ls_option_count();
+	for (size_t i = 0; i < n; i++)
+		if (ls_option_index(ls_option_at(i)) != i)
+			fail_msg("LOCKSWAP_%s: at %zu, index %zu", ls_option_at(i)->name, i,
+			         ls_option_index(ls_option_at(i)));
+	static const struct ls_option stranger = { .name = "STRANGER" };
+	assert_int_equal(ls_option_index(&stranger), n);
+	assert_null(ls_option_at(n));
+}
+
+/* The backend's full name, written without snprintf: a wrapper gets its
+ * default inner lock, anything else is copied, and both are cut to fit
+ * with their terminator. */
+static void full_names_fit(void **state)
+{
+	(void)state;
+	char out[64];
+	assert_string_equal(ls_backend_full_name("slice", out, sizeof out), "slice:futex");
+	assert_string_equal(ls_backend_full_name("futex", out, sizeof out), "futex");
+	assert_string_equal(ls_backend_full_name("capacitor:mcs", out, sizeof out), "capacitor:mcs");
+	char small[8];
+	assert_string_equal(ls_backend_full_name("slice", small, sizeof small), "slice:f");
+	assert_string_equal(ls_backend_full_name("capacitor:mcs", small, sizeof small), "capacit");
+	char one[1] = { 'x' };
+	assert_string_equal(ls_backend_full_name("futex", one, sizeof one), "");
+}
+
 /* The algorithms' settings (each backend's `.settings`) and the waiting
  * policy's SPIN start, before any start-up, at the value their default text
  * means: the core/ modules run with them as they are when no shim sets them
@@ -304,6 +337,8 @@ int main(void)
 		cmocka_unit_test(unknown_names_get_the_closest),
 		cmocka_unit_test(stats_signal_values),
 		cmocka_unit_test(every_option_default_is_valid),
+		cmocka_unit_test(index_is_the_position),
+		cmocka_unit_test(full_names_fit),
 		cmocka_unit_test(arm_settings_win),
 		cmocka_unit_test(prom_needs_stats),
 		cmocka_unit_test(arm_lists_never_crash),

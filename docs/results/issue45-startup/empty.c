@@ -1,0 +1,1 @@
+int ls_empty_marker(void){return 0;}

@@ -1,0 +1,5 @@
+static char big[64 * 4096] __attribute__((aligned(4096)));
+__attribute__((constructor)) static void touch(void) {
+	for (int i = 0; i < 20; i++) ((volatile char *)big)[i * 4096] = 1;
+}
+int ls_touch_marker(void){return big[5];}
