@@ -421,6 +421,13 @@ def claims(root):
     add("README.md", "16 cores, the slice rwlock", f"50% reads {three(rws, 'slice')}x")
     add("README.md", "16 cores, capacitor:tts at 64 threads",
         f"capacitor:tts {f3(short['ratio'][64]['capacitor:tts'][0])}x at 64 threads")
+    # README, what loading lockswap costs a process (bench/startup.py's JSON)
+    with open(os.path.join(root, "docs/results/issue45-startup/true.json")) as f:
+        added = {k: v["median"] for k, v in json.load(f)["added_us"].items()}
+    add("README.md", "the start-up cost",
+        f"{added['after']:.0f} µs added to each start of a\nprogram that does nothing, "
+        f"{added['before']:.0f} before this release's start-up cuts (an empty preloaded library\n"
+        f"adds {added['empty']:.0f})")
     # the FIFO locks' best on 16 cores (three sweeps of the waiting policy)
     best16, best48 = 0.0, 0.0
     for rel in ("docs/results/manycore/earlier-build-a-mutex-short.txt",
