@@ -353,6 +353,18 @@ if [ -f "$LIB" ]; then
 	elif [ "$(grep -cE '^\| (short|shorter) \| 2 \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \|' "$md")" -ne 2 ]; then
 		bad "$name" "table: $(head -c 600 "$md")"
 	else ok "$name"; fi
+	# manycore-issue38.sh part slices, tiny: every slice:* backend's
+	# ratio to glibc, and bench/startup.py's row for the library (its
+	# added time over no preload, with an interval).
+	name="manycore-issue38.sh slices part runs end to end"
+	run env LS_MANYCORE_QUICK=1 PARTS=slices bash "$ROOT/scripts/manycore-issue38.sh" "$TMP/m38s"
+	md=$TMP/m38s/slices/slices.md
+	if [ "$rc" -ne 0 ] || [ ! -f "$md" ]; then bad "$name" "exit $rc: $(tail -c 300 "$TMP/err")"
+	elif [ "$(grep -cE '^\| 2 \| ([0-9.]+ \[[0-9.]+, [0-9.]+\] [a-z ]+\| ?){5}$' "$md")" -lt 1 ] ||
+	     ! grep -qE '^lockswap +[0-9.]+ +[-+][0-9.]+ \[[-+][0-9.]+, [-+][0-9.]+\]$' \
+	          "$TMP/m38s/slices/startup.txt"; then
+		bad "$name" "slices.md: $(head -c 400 "$md"); startup: $(cat "$TMP/m38s/slices/startup.txt" 2>/dev/null)"
+	else ok "$name"; fi
 else
 	echo "ok - preloaded runs # SKIP $LIB not built"
 	pass=$((pass + 1))
