@@ -138,7 +138,6 @@ char *ls_backend_full_name(const char *name, char *out, size_t len)
 	size_t n = 0;
 	if (!len)
 		return out;
-	out[0] = 0;
 	if (b && b->compose && b->default_inner) {
 		put(out, len, &n, b->name);
 		put(out, len, &n, ":");

@@ -41,7 +41,9 @@ enum {
 /* The algorithms' settings, walked in place: constant lists, no copy, so
  * this is safe before the constructor and from any thread.  Their count is
  * remembered (relaxed: every thread that counts finds the same number), so
- * that a look-up by index walks the settings once, not twice. */
+ * that a look-up by index walks the settings once, not twice: start-up's
+ * loops over every option (config.c) cost 40,000 instructions more without
+ * it (callgrind, /bin/true). */
 static _Atomic size_t settings_counted; /* the count + 1; 0: not yet */
 
 static size_t settings_count(void)

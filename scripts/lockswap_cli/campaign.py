@@ -230,6 +230,6 @@ def environments(lib_path, variants):
     (settings.child_env)."""
     rseq_off = any(needs_rseq_off(v.values) for v in variants)
     libs = {lib_path} | {v.lib_path for v in variants if v.lib_path}
-    return {v.label: unloaded_env(libs, rseq_off=rseq_off) if getattr(v, "unloaded", False)
+    return {v.label: unloaded_env(libs, rseq_off=rseq_off) if v.unloaded
             else child_env(v.lib_path or lib_path, v.values, rseq_off=rseq_off)
             for v in variants}

@@ -261,6 +261,13 @@ def with_rseq_off(env):
     return env
 
 
+def other_preloads(env, lib_paths):
+    """env's LD_PRELOAD entries (split at colons or spaces, as ld.so does)
+    other than lib_paths, in their order."""
+    return [p for p in env.get("LD_PRELOAD", "").replace(" ", ":").split(":")
+            if p and p not in lib_paths]
+
+
 def child_env(lib_path, values, base=None, rseq_off=None):
     """The environment of a measured program: base (default: the CLI's own,
     which holds no LOCKSWAP_* any more) plus the settings, with the library
@@ -270,9 +277,7 @@ def child_env(lib_path, values, base=None, rseq_off=None):
     arms run under the same glibc."""
     env = dict(os.environ if base is None else base)
     env.update(values)
-    kept = [p for p in env.get("LD_PRELOAD", "").replace(" ", ":").split(":")
-            if p and p != lib_path]
-    env["LD_PRELOAD"] = ":".join([lib_path] + kept)
+    env["LD_PRELOAD"] = ":".join([lib_path] + other_preloads(env, {lib_path}))
     if needs_rseq_off(values) if rseq_off is None else rseq_off:
         with_rseq_off(env)
     return env
@@ -285,8 +290,7 @@ def unloaded_env(lib_paths, base=None, rseq_off=False):
     as the other arms run it."""
     env = {k: v for k, v in (os.environ if base is None else base).items()
            if not k.startswith(PREFIX)}
-    kept = [p for p in env.get("LD_PRELOAD", "").replace(" ", ":").split(":")
-            if p and p not in lib_paths]
+    kept = other_preloads(env, lib_paths)
     if kept:
         env["LD_PRELOAD"] = ":".join(kept)
     else:

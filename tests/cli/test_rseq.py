@@ -56,7 +56,7 @@ class RseqOff(unittest.TestCase):
         self.assertNotIn("cannot run here", p.stderr)
 
     def test_every_arm_of_a_comparison_with_ces_runs_without_rseq(self):
-        arm = lambda name: types.SimpleNamespace(label=name, lib_path=None,
+        arm = lambda name: types.SimpleNamespace(label=name, lib_path=None, unloaded=False,
                                                  values={"LOCKSWAP_BACKEND": name})
         # make check runs every group with rseq off: start from a clean slate.
         clean = {k: v for k, v in os.environ.items() if k != "GLIBC_TUNABLES"}
