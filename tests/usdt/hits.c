@@ -13,7 +13,9 @@
  *                    capacitor:INNER (bypass 4) the fifth ticket is beyond
  *                    the first platoon, so a platoon opens with a waiter
  *                    beyond it; under slice:INNER (slices that pay) the
- *                    holder's slice is handed to the oldest waiter.
+ *                    first waiter opens a slice, which is spent (idle)
+ *                    by the time the holder lets go, so at its release
+ *                    it is handed to the oldest waiter.
  *
  * "Asleep" is read from /proc/self/task/TID/stat (state S): certain, not
  * timed.  Each wait for it gives up after 20 s (exit 1, a message).
@@ -31,6 +33,7 @@
 
 #define PAIRS 100
 #define RW_EACH 10
+#define QUEUE_NAP_MS 20
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
@@ -128,6 +131,10 @@ static int queue(void)
 			return 1;
 		await_asleep((int)i);
 	}
+	/* The first waiter's slice began at its arrival: QUEUE_NAP_MS is
+	 * longer than the slice run.sh sets, so its slice is spent when it
+	 * releases, and it hands over rather than keeping the slice. */
+	nap_ms(QUEUE_NAP_MS);
 	pthread_mutex_unlock(&m);
 	for (int i = 0; i < 5; i++)
 		pthread_join(t[i], NULL);

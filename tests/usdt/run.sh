@@ -103,7 +103,13 @@ if grep -q ready "$T/bpftrace.out"; then
 		>/dev/null 2>&1 || runs_ok=0
 	env LD_PRELOAD="$LIB" LOCKSWAP_BACKEND=capacitor:futex LOCKSWAP_BYPASS=4 "$T/hits" queue \
 		>>"$T/hits.out" 2>&1 || runs_ok=0
-	env LD_PRELOAD="$LIB" LOCKSWAP_BACKEND=slice:futex LOCKSWAP_SLICE_US=10 \
+	# Slices of 5 ms: the head's watch period (4 slices, at most ~33 ms)
+	# must outlast the first owner's one acquisition and release, traps of
+	# the probes and preemption on a loaded 2-vCPU VM included, or the head
+	# takes the slice over (no hand-over probe).  With slices of 10 us (a
+	# 40 us watch) that happened once in CI.  hits.c naps 20 ms before the
+	# holder lets go, so the first owner's slice is spent at its release.
+	env LD_PRELOAD="$LIB" LOCKSWAP_BACKEND=slice:futex LOCKSWAP_SLICE_US=5000 \
 		LOCKSWAP_SLICE_GAP_NS=100000000 "$T/hits" queue >>"$T/hits.out" 2>&1 || runs_ok=0
 fi
 kill -INT $bt 2>/dev/null
