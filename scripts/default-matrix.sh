@@ -228,9 +228,19 @@ for rnd in range(warmup + runs):
         d = json.loads(p.stdout.strip().splitlines()[-1])
         results[(r, a)].append({k: d[k] for k in ("limit_ratio", "min_share", "throughput",
                                                   "limit_throughput")})
+def tag_of(arm):
+    # The backend's name; two arms with one backend (libraries compared:
+    # LIB=) add the library's file name, or their position, so that no
+    # arm's file overwrites another's.
+    base = arm.split(",")[0].replace(":", "_")
+    if sum(1 for a in arms if a.split(",")[0] == arm.split(",")[0]) == 1:
+        return base
+    lib = [kv.split("=", 1)[1] for kv in arm.split(",")[1:] if kv.startswith("LIB=")]
+    extra = os.path.basename(lib[0]).rsplit(".so", 1)[0] if lib else str(arms.index(arm) + 1)
+    return base + "-" + "".join(c if c.isalnum() or c in "_.-" else "_" for c in extra)
 for (r, a), got in results.items():
     _, sec, t = r.split("-")
-    tag = a.split(",")[0].replace(":", "_")
+    tag = tag_of(a)
     with open(os.path.join(out, f"{r}-{tag}.json"), "w") as f:
         json.dump({"row": r, "arm": a, "threads": int(t), "section": " ".join(SECTIONS[sec]),
                    "runs": got}, f)

@@ -133,30 +133,25 @@ enum fmt { FMT_JSON, FMT_FOLDED };
 static void write_file(const struct ls_snap *s, const char *pattern, enum fmt f,
                        const char *reason, uint32_t seq)
 {
-	char path[512], tmp[560];
+	char path[512];
 	ls_stats_path_expand(pattern, path, sizeof path);
 	/* A process that used no lock (a shell or `timeout` in front of the
 	 * program, with the same environment) leaves an existing file alone. */
 	if (!ls_snap_any(s) && access(path, F_OK) == 0)
 		return;
-	snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
-	int fd = ls_own_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
+	struct ls_stats_file file;
+	if (ls_stats_file_open(&file, path) < 0) {
 		warn_file(f == FMT_JSON ? "the statistics to" : "folded stacks to", path);
 		return;
 	}
 	static struct ls_out out LS_COLD_BSS; /* 16 KiB: not on the helper's stack; dumps are serialised */
-	ls_out_init(&out, fd);
+	ls_out_init(&out, file.fd);
 	if (f == FMT_JSON)
 		ls_stats_write_json(s, &out, reason, seq);
 	else
 		ls_stats_write_folded(s, &out);
-	bool ok = ls_out_flush(&out);
-	ok = ls_own_close(fd) == 0 && ok;
-	if (!ok || rename(tmp, path) != 0) {
+	if (!ls_stats_file_commit(&file, ls_out_flush(&out)))
 		warn_file(f == FMT_JSON ? "the statistics to" : "folded stacks to", path);
-		unlink(tmp);
-	}
 }
 
 void ls_stats_dump(const char *reason)

@@ -86,23 +86,19 @@ static void write_file(const struct ls_snap *s)
 {
 	if (!s->nmutex)
 		return;
-	char path[512], tmp[560];
+	char path[512];
 	ls_stats_path_expand(pattern, path, sizeof path);
-	snprintf(tmp, sizeof tmp, "%s.tmp%d", path, (int)getpid());
-	int fd = ls_own_open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		warn_once("create", tmp);
+	struct ls_stats_file file;
+	if (ls_stats_file_open(&file, path) < 0) {
+		warn_once("create", file.in_place ? path : file.tmp);
 		return;
 	}
 	static struct ls_out out LS_COLD_BSS; /* 16 KiB, off the thread's stack: writes are serialised */
-	ls_out_init(&out, fd);
+	ls_out_init(&out, file.fd);
 	bool ok = ls_stats_write_prom(s, &out);
 	ok = ls_out_flush(&out) && ok;
-	ok = ls_own_close(fd) == 0 && ok;
-	if (!ok || rename(tmp, path) != 0) {
+	if (!ls_stats_file_commit(&file, ok))
 		warn_once("write", path);
-		unlink(tmp);
-	}
 }
 
 void ls_stats_export_at_dump(const struct ls_snap *s)

@@ -1,10 +1,14 @@
 /* writing.c - one writer at a time, and the names of its files (writing.h). */
 #include "writing.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../core/runtime/own_io.h"
 #include "../core/runtime/sys.h"
 #include "state.h"
 
@@ -62,4 +66,42 @@ void ls_stats_writing_after_fork(void)
 	/* The dump in progress at fork, if any, was another thread's: it is
 	 * not in the child. */
 	atomic_store(&dumping, 0);
+}
+
+int ls_stats_file_open(struct ls_stats_file *f, const char *path)
+{
+	struct stat st;
+	f->path = path;
+	f->tmp[0] = 0;
+	/* lstat: the name itself, not what a link points to. */
+	f->in_place = lstat(path, &st) == 0 && !S_ISREG(st.st_mode);
+	if (f->in_place) {
+		/* O_NONBLOCK for the open alone: a FIFO nobody reads fails
+		 * (ENXIO) instead of holding the program at exit; the writes
+		 * then block as usual, for a reader that is there. */
+		f->fd = ls_own_open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
+		if (f->fd >= 0)
+			(void)ls_own_fcntl(f->fd, F_SETFL, O_WRONLY | O_APPEND);
+		return f->fd;
+	}
+	snprintf(f->tmp, sizeof f->tmp, "%s.tmp%d", path, (int)getpid());
+	f->fd = ls_own_open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	return f->fd;
+}
+
+bool ls_stats_file_commit(struct ls_stats_file *f, bool ok)
+{
+	int saved = errno;
+	bool closed = ls_own_close(f->fd) == 0;
+	if (!ok)
+		errno = saved; /* the write's error, not the close's */
+	ok = ok && closed;
+	if (f->in_place)
+		return ok;
+	if (ok && rename(f->tmp, f->path) == 0)
+		return true;
+	saved = errno;
+	unlink(f->tmp);
+	errno = saved;
+	return false;
 }

@@ -20,6 +20,33 @@ void ls_stats_dump_leave(void);
  * gets ".<pid>" appended, so it never overwrites its parent's file. */
 void ls_stats_path_expand(const char *path, char *out, size_t len);
 
+/* A file being written whole: ls_stats_file_open, then the writes to
+ * fd, then ls_stats_file_commit. */
+struct ls_stats_file {
+	int fd;
+	bool in_place; /* written where it is: no temporary, no rename */
+	const char *path;
+	char tmp[560];
+};
+
+/* Open path (expanded) for a whole new version of its file.  A regular
+ * file, or none yet, is written to a temporary beside it that
+ * ls_stats_file_commit renames over it, so that no reader ever sees half
+ * a file.  Anything else the name already stands for (a symbolic link,
+ * /dev/null or another device, a FIFO) is written where it is, appended
+ * and never truncated: a rename would put a regular file in its place
+ * (LOCKSWAP_STATS_FILE=/dev/null made /dev/null a regular file for every
+ * process on the machine), and a truncation would cut the program's own
+ * output where the name is /dev/stdout on a redirected stdout.  A FIFO
+ * that nobody reads is not waited for (-1, ENXIO).  The fd, or -1 (errno
+ * set).  path must outlive the commit. */
+int ls_stats_file_open(struct ls_stats_file *f, const char *path);
+
+/* Close the file, and rename the temporary over the name if there is one.
+ * ok: every write succeeded.  False on any failure (errno set, the
+ * temporary removed). */
+bool ls_stats_file_commit(struct ls_stats_file *f, bool ok);
+
 /* Fork child: no dump is in progress here, and names are the child's. */
 void ls_stats_writing_after_fork(void);
 

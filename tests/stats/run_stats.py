@@ -10,6 +10,7 @@ capture (and a preloaded jemalloc, when installed) finishes.  Rwlocks:
 stats_rwlock.c's exact numbers under every rwlock backend, `lockswap
 report` on its JSON, and the rwlock test programs with statistics on.
 The summary when the program closes its stderr: stderr.py.
+Statistics files named by a FIFO, a link or a device: targets.py.
 Readable call sites (C++ demangled, file:line, stripped libraries): names.py;
 C++ call sites past the standard library's lock wrappers: cxx_sites.py.
 
@@ -36,6 +37,7 @@ from checks import report, summary  # noqa: E402
 from names import test_names  # noqa: E402
 from cxx_sites import test_cxx_sites  # noqa: E402
 from stderr import test_stderr  # noqa: E402
+from targets import test_targets  # noqa: E402
 
 B = os.environ.get("B", "build")
 LIB = os.path.join(REPO, "liblockswap.so")
@@ -769,6 +771,10 @@ def main():
             test_stderr(run, env, LIB, tempfile.mkdtemp(dir=tmp))
         except Exception as e:  # a crash in one case must not hide the others
             report(False, "stderr", repr(e))
+        try:
+            test_targets(run, env, valid, tempfile.mkdtemp(dir=tmp))
+        except Exception as e:  # a crash in one case must not hide the others
+            report(False, "targets", repr(e))
         try:
             test_names(run, env, valid, run_report, REPO, PROG, tempfile.mkdtemp(dir=tmp))
         except Exception as e:  # a crash in one case must not hide the others

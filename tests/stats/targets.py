@@ -1,0 +1,71 @@
+"""Statistics files whose name is not a regular file (stats/writing.c
+ls_stats_file_open): a FIFO, a symbolic link and a character device are
+written where they are, appended, and stay what they were; a FIFO that
+nobody reads fails with a warning instead of holding the program at exit.  A regular file
+would be written beside them and renamed over them: before, a
+LOCKSWAP_STATS_FILE=/dev/null turned /dev/null into a regular file for
+every process on the machine.  The device here is a copy of /dev/null made
+in the test's own directory (mknod, root only), so that a failure cannot
+break the machine's."""
+import json
+import os
+import stat
+import threading
+import time
+
+from checks import report
+
+
+def read_all(path, into):
+    with open(path) as f:  # blocks until the program opens the FIFO to write
+        into.append(f.read())
+
+
+def test_targets(run, env, valid, tmp):
+    e = env("futex", STATS="summary", STATS_TOP=0)
+
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=read_all, args=(fifo, got), daemon=True)
+    reader.start()
+    time.sleep(0.2)  # the reader in its open(): the FIFO has a reader from then on
+    p = run("stats_counts", [], dict(e, LOCKSWAP_STATS_FILE=fifo))
+    reader.join(30)
+    text = got[0] if got else ""
+    ok = p.returncode == 0 and stat.S_ISFIFO(os.lstat(fifo).st_mode) and text.startswith("{")
+    if report(ok, "STATS_FILE a FIFO: written into it, and it stays a FIFO",
+              f"exit {p.returncode}, read {text[:120]!r}, stderr {p.stderr[-200:]!r}"):
+        valid(json.loads(text), "STATS_FILE a FIFO")
+
+    lonely = os.path.join(tmp, "lonely-fifo")
+    os.mkfifo(lonely)
+    p = run("stats_counts", [], dict(e, LOCKSWAP_STATS_FILE=lonely), timeout=60)
+    report(p.returncode == 0 and "cannot write the statistics to" in p.stderr,
+           "STATS_FILE a FIFO nobody reads: the program exits, with a one-line warning",
+           f"exit {p.returncode}, stderr {p.stderr[-200:]!r}")
+
+    target = os.path.join(tmp, "target.json")
+    link = os.path.join(tmp, "link.json")
+    open(target, "w").close()
+    os.symlink(target, link)
+    p = run("stats_counts", [], dict(e, LOCKSWAP_STATS_FILE=link))
+    with open(target) as f:
+        text = f.read()
+    ok = p.returncode == 0 and os.path.islink(link) and text.startswith("{")
+    if report(ok, "STATS_FILE a symbolic link: its target written, the link kept",
+              f"exit {p.returncode}, link kept {os.path.islink(link)}, target {text[:120]!r}"):
+        valid(json.loads(text), "STATS_FILE a symbolic link")
+
+    if os.geteuid() != 0:
+        report(True, "STATS_FILE and STATS_FOLDED a character device # SKIP not root (mknod)")
+        return
+    null = os.path.join(tmp, "null")
+    os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    p = run("stats_counts", [], dict(e, LOCKSWAP_STATS_FILE=null, LOCKSWAP_STATS_FOLDED=null))
+    kept = stat.S_ISCHR(os.lstat(null).st_mode)
+    left = [n for n in os.listdir(tmp) if n.startswith("null")]
+    report(p.returncode == 0 and kept and left == ["null"] and "cannot write" not in p.stderr,
+           "STATS_FILE and STATS_FOLDED a character device (a copy of /dev/null): written, "
+           "still a device, no temporary left",
+           f"exit {p.returncode}, device kept {kept}, files {left}, stderr {p.stderr[-200:]!r}")
