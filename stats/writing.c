@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,13 +69,57 @@ void ls_stats_writing_after_fork(void)
 	atomic_store(&dumping, 0);
 }
 
+/* The regular file a symbolic link leads to, through its whole chain, in
+ * out; false if the chain ends elsewhere (a device, a FIFO, nothing), is
+ * too long, or passes through /proc: /dev/stdout leads through
+ * /proc/self/fd/1 to whatever the program's stdout is, a file it writes
+ * included, which must be appended to, not replaced. */
+static bool regular_behind_link(const char *path, char *out, size_t len)
+{
+	char cur[512], next[512];
+	size_t n = strlen(path);
+	if (n >= sizeof cur)
+		return false;
+	memcpy(cur, path, n + 1);
+	for (int hop = 0; hop < 40; hop++) {
+		ssize_t k = readlink(cur, next, sizeof next - 1);
+		if (k < 0) {
+			struct stat st;
+			if (errno != EINVAL || lstat(cur, &st) != 0 || !S_ISREG(st.st_mode))
+				return false;
+			n = strlen(cur);
+			if (n >= len)
+				return false;
+			memcpy(out, cur, n + 1);
+			return true;
+		}
+		next[k] = 0;
+		if (strncmp(next, "/proc/", 6) == 0)
+			return false;
+		/* A relative link is relative to the link's own folder. */
+		char *slash = next[0] == '/' ? NULL : strrchr(cur, '/');
+		size_t dir = slash ? (size_t)(slash - cur) + 1 : 0;
+		if (dir + (size_t)k >= sizeof cur)
+			return false;
+		memcpy(cur + dir, next, (size_t)k + 1);
+	}
+	return false;
+}
+
 int ls_stats_file_open(struct ls_stats_file *f, const char *path)
 {
 	struct stat st;
 	f->path = path;
 	f->tmp[0] = 0;
-	/* lstat: the name itself, not what a link points to. */
-	f->in_place = lstat(path, &st) == 0 && !S_ISREG(st.st_mode);
+	/* lstat: the name itself, not what a link points to.  A link to a
+	 * regular file is followed: its target is replaced whole, and the
+	 * link stays. */
+	bool exists = lstat(path, &st) == 0;
+	if (exists && S_ISLNK(st.st_mode) && regular_behind_link(path, f->target, sizeof f->target)) {
+		f->path = f->target;
+		exists = lstat(f->path, &st) == 0;
+	}
+	f->in_place = exists && !S_ISREG(st.st_mode);
 	if (f->in_place) {
 		/* O_NONBLOCK for the open alone: a FIFO nobody reads fails
 		 * (ENXIO) instead of holding the program at exit; the writes
@@ -84,7 +129,7 @@ int ls_stats_file_open(struct ls_stats_file *f, const char *path)
 			(void)ls_own_fcntl(f->fd, F_SETFL, O_WRONLY | O_APPEND);
 		return f->fd;
 	}
-	snprintf(f->tmp, sizeof f->tmp, "%s.tmp%d", path, (int)getpid());
+	snprintf(f->tmp, sizeof f->tmp, "%s.tmp%d", f->path, (int)getpid());
 	f->fd = ls_own_open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	return f->fd;
 }

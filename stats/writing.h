@@ -25,21 +25,23 @@ void ls_stats_path_expand(const char *path, char *out, size_t len);
 struct ls_stats_file {
 	int fd;
 	bool in_place; /* written where it is: no temporary, no rename */
-	const char *path;
+	const char *path; /* the name, or the regular file a link to one leads to */
+	char target[512];
 	char tmp[560];
 };
 
 /* Open path (expanded) for a whole new version of its file.  A regular
  * file, or none yet, is written to a temporary beside it that
  * ls_stats_file_commit renames over it, so that no reader ever sees half
- * a file.  Anything else the name already stands for (a symbolic link,
- * /dev/null or another device, a FIFO) is written where it is, appended
- * and never truncated: a rename would put a regular file in its place
- * (LOCKSWAP_STATS_FILE=/dev/null made /dev/null a regular file for every
- * process on the machine), and a truncation would cut the program's own
- * output where the name is /dev/stdout on a redirected stdout.  A FIFO
- * that nobody reads is not waited for (-1, ENXIO).  The fd, or -1 (errno
- * set).  path must outlive the commit. */
+ * a file; a symbolic link to a regular file, the same for its target
+ * (the link stays).  Anything else the name already stands for (/dev/null
+ * or another device, a FIFO, a link into /proc such as /dev/stdout) is
+ * written where it is, appended and never truncated: a rename would put a
+ * regular file in its place (LOCKSWAP_STATS_FILE=/dev/null made /dev/null
+ * a regular file for every process on the machine), and a truncation
+ * would cut the program's own output where the name is /dev/stdout on a
+ * redirected stdout.  A FIFO that nobody reads is not waited for (-1,
+ * ENXIO).  The fd, or -1 (errno set).  path must outlive the commit. */
 int ls_stats_file_open(struct ls_stats_file *f, const char *path);
 
 /* Close the file, and rename the temporary over the name if there is one.

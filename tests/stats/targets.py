@@ -1,7 +1,9 @@
 """Statistics files whose name is not a regular file (stats/writing.c
-ls_stats_file_open): a FIFO, a symbolic link and a character device are
-written where they are, appended, and stay what they were; a FIFO that
-nobody reads fails with a warning instead of holding the program at exit.  A regular file
+ls_stats_file_open): a FIFO and a character device are written where they
+are, appended, and stay what they were; a FIFO that nobody reads fails
+with a warning instead of holding the program at exit; a chain of
+symbolic links to a regular file replaces the file whole and keeps the
+links.  A regular file
 would be written beside them and renamed over them: before, a
 LOCKSWAP_STATS_FILE=/dev/null turned /dev/null into a regular file for
 every process on the machine.  The device here is a copy of /dev/null made
@@ -45,17 +47,28 @@ def test_targets(run, env, valid, tmp):
            "STATS_FILE a FIFO nobody reads: the program exits, with a one-line warning",
            f"exit {p.returncode}, stderr {p.stderr[-200:]!r}")
 
+    # A relative link to a link to a regular file: the file is replaced
+    # whole at each run (two runs leave one document), the links stay.
     target = os.path.join(tmp, "target.json")
+    os.symlink("target.json", os.path.join(tmp, "inner.json"))
     link = os.path.join(tmp, "link.json")
+    os.symlink(os.path.join(tmp, "inner.json"), link)
     open(target, "w").close()
-    os.symlink(target, link)
-    p = run("stats_counts", [], dict(e, LOCKSWAP_STATS_FILE=link))
+    runs = [run("stats_counts", [], dict(e, LOCKSWAP_STATS_FILE=link)) for _ in range(2)]
     with open(target) as f:
         text = f.read()
-    ok = p.returncode == 0 and os.path.islink(link) and text.startswith("{")
-    if report(ok, "STATS_FILE a symbolic link: its target written, the link kept",
-              f"exit {p.returncode}, link kept {os.path.islink(link)}, target {text[:120]!r}"):
-        valid(json.loads(text), "STATS_FILE a symbolic link")
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        doc = None
+    ok = (all(p.returncode == 0 for p in runs) and os.path.islink(link) and doc is not None and
+          sorted(n for n in os.listdir(tmp) if n.endswith(".json") or ".tmp" in n) ==
+          ["inner.json", "link.json", "target.json"])
+    if report(ok, "STATS_FILE a chain of symbolic links to a regular file: the file replaced "
+              "whole at each run (one JSON document after two), the links kept",
+              f"exits {[p.returncode for p in runs]}, link kept {os.path.islink(link)}, "
+              f"files {sorted(os.listdir(tmp))}, target {text[:120]!r}"):
+        valid(doc, "STATS_FILE a symbolic link")
 
     if os.geteuid() != 0:
         report(True, "STATS_FILE and STATS_FOLDED a character device # SKIP not root (mknod)")
