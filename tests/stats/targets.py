@@ -3,8 +3,7 @@ ls_stats_file_open): a FIFO and a character device are written where they
 are, appended, and stay what they were; a FIFO that nobody reads fails
 with a warning instead of holding the program at exit; a chain of
 symbolic links to a regular file replaces the file whole and keeps the
-links.  A regular file
-would be written beside them and renamed over them: before, a
+links.  Before, every name was written beside and renamed over, so a
 LOCKSWAP_STATS_FILE=/dev/null turned /dev/null into a regular file for
 every process on the machine.  The device here is a copy of /dev/null made
 in the test's own directory (mknod, root only), so that a failure cannot
@@ -13,26 +12,33 @@ import json
 import os
 import stat
 import threading
-import time
 
 from checks import report
 
 
-def read_all(path, into):
-    with open(path) as f:  # blocks until the program opens the FIFO to write
-        into.append(f.read())
+def read_all(fd, into):
+    with os.fdopen(fd, "rb") as f:  # until every writer has closed it
+        into.append(f.read().decode())
 
 
 def test_targets(run, env, valid, tmp):
     e = env("futex", STATS="summary", STATS_TOP=0)
 
+    # The FIFO has a reader before the program starts, and a writer of
+    # the test's own until it ends, so that the reader sees the end of
+    # the data only after the program's writes.
     fifo = os.path.join(tmp, "fifo")
     os.mkfifo(fifo)
+    rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    wfd = os.open(fifo, os.O_WRONLY)
+    os.set_blocking(rfd, True)
     got = []
-    reader = threading.Thread(target=read_all, args=(fifo, got), daemon=True)
+    reader = threading.Thread(target=read_all, args=(rfd, got), daemon=True)
     reader.start()
-    time.sleep(0.2)  # the reader in its open(): the FIFO has a reader from then on
-    p = run("stats_counts", [], dict(e, LOCKSWAP_STATS_FILE=fifo))
+    try:
+        p = run("stats_counts", [], dict(e, LOCKSWAP_STATS_FILE=fifo))
+    finally:
+        os.close(wfd)
     reader.join(30)
     text = got[0] if got else ""
     ok = p.returncode == 0 and stat.S_ISFIFO(os.lstat(fifo).st_mode) and text.startswith("{")
