@@ -12,8 +12,9 @@
  *
  * Files: "%p" in a path is the pid; a fork child without %p appends
  * ".<pid>".  Each file is written to a temporary name and renamed, so a
- * reader never sees half a dump.  Dumps are serialised; the exit dump waits
- * for a signal dump in progress.
+ * reader never sees half a dump; a device, a FIFO or a link into /proc is
+ * written in place, appended (writing.h ls_stats_file_open).  Dumps are
+ * serialised; the exit dump waits for a signal dump in progress.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -24,7 +24,9 @@
  * do nothing for it; their lock paths are the same as without the export.
  *
  * Files: written to PATH.tmp<pid> in the same directory, then renamed over
- * PATH, so a reader sees the previous file or the next, never a part.  A
+ * PATH, so a reader sees the previous file or the next, never a part (a
+ * device, a FIFO or a link into /proc is written in place, and a link to a
+ * regular file is followed: writing.h ls_stats_file_open).  A
  * process that has used no mutex writes nothing: a shell or `timeout` in
  * front of the program, with the same environment, leaves its file alone.
  *
@@ -36,15 +38,12 @@
  * never overwrites its parent's file.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "../core/runtime/own_io.h"
 #include "../core/runtime/sys.h"
 #include "export.h"
 #include "spawn.h"
