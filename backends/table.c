@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../core/runtime/text.h"
+
 const struct ls_lock_ops ls_backend_glibc = {
 	.name = "glibc",
 	.about = "pass-through to glibc's own pthread functions (the A/B baseline)",
@@ -121,14 +123,6 @@ bool ls_backend_name_known(const char *name)
 	return find(name, head) && (!colon || find(colon + 1, strlen(colon + 1)));
 }
 
-/* Appends s at out[*n], cut to fit len with its terminator. */
-static void put(char *out, size_t len, size_t *n, const char *s)
-{
-	for (; *s && *n + 1 < len; s++)
-		out[(*n)++] = *s;
-	out[*n] = 0;
-}
-
 /* Without snprintf, whose code is three pages of libc that start-up would
  * otherwise fault in for this alone, in every process the preload enters
  * (core/runtime/cold.h: about 12 us a page on the project's VM). */
@@ -139,11 +133,11 @@ char *ls_backend_full_name(const char *name, char *out, size_t len)
 	if (!len)
 		return out;
 	if (b && b->compose && b->default_inner) {
-		put(out, len, &n, b->name);
-		put(out, len, &n, ":");
-		put(out, len, &n, b->default_inner);
+		ls_text_put(out, len, &n, b->name);
+		ls_text_put(out, len, &n, ":");
+		ls_text_put(out, len, &n, b->default_inner);
 	} else {
-		put(out, len, &n, name);
+		ls_text_put(out, len, &n, name);
 	}
 	return out;
 }

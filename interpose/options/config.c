@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/runtime/text.h"
 #include "arms.h"
 #include "option_hints.h"
 
@@ -26,12 +27,9 @@ const char *ls_option_value(const struct ls_option *o)
 	/* The variable's name without snprintf: start-up asks for every
 	 * option, in every process the preload enters. */
 	char var[64];
-	size_t plen = sizeof PREFIX - 1, n = strlen(o->name);
-	if (n >= sizeof var - plen)
-		n = sizeof var - plen - 1;
-	memcpy(var, PREFIX, plen);
-	memcpy(var + plen, o->name, n);
-	var[plen + n] = 0;
+	size_t n = 0;
+	ls_text_put(var, sizeof var, &n, PREFIX);
+	ls_text_put(var, sizeof var, &n, o->name);
 	const char *v = getenv(var);
 	if (v)
 		return v;
